@@ -1,0 +1,4 @@
+export * from './errors';
+export * from './scopes';
+export * from './auth';
+export * from './health';

@@ -1,0 +1,121 @@
+import { findLiterals, wholeLiteral, type LiteralRef } from '../literals';
+import { childPath, hasOwn, isObject } from '../pointer';
+import { checkRegex } from '../regex/safety';
+import { MAX_REGEX_LENGTH } from '../schema/defs-ops';
+import { quote } from '../text';
+import { lookupOp, stageName, type OpView, type RuleContext } from './context';
+
+/** Every literal in an op's args names something that exists, and results come from earlier stages. */
+export function checkLiterals(ctx: RuleContext): void {
+  for (const view of ctx.ops) {
+    if (!view.args) continue;
+    forEachLiteralString(view.args, `${view.path}/args`, (text, path) => {
+      for (const { raw, ref } of findLiterals(text)) checkLiteral(ctx, view, raw, ref, path);
+    });
+    const env = view.args['env'];
+    if (isObject(env) && typeof env['__spread__'] === 'string' && !wholeLiteral(env['__spread__'])) {
+      ctx.errors.push({
+        path: `${view.path}/args/env/__spread__`,
+        message: 'must be one literal such as "%%ops.<id>.results.<name>%%": its JSON object is merged into env',
+      });
+    }
+  }
+}
+
+function checkLiteral(ctx: RuleContext, view: OpView, raw: string, ref: LiteralRef, path: string): void {
+  switch (ref.kind) {
+    case 'invalid':
+      return literalError(ctx, path, raw, `unknown literal; ${ref.reason}`);
+    case 'variable':
+      if (ctx.variables && !ctx.variables.has(ref.name)) literalError(ctx, path, raw, `no variable ${quote(ref.name)} in global.variables`);
+      return;
+    case 'opHost':
+      lookupOp(ctx, ref.op, path);
+      return;
+    case 'opResult':
+      return checkResultLiteral(ctx, view, raw, ref, path);
+    case 'global':
+      return;
+  }
+}
+
+function checkResultLiteral(ctx: RuleContext, view: OpView, raw: string, ref: { op: string; result: string }, path: string): void {
+  const target = lookupOp(ctx, ref.op, path);
+  if (!target) return;
+  if (!target.results || !hasOwn(target.results, ref.result)) {
+    literalError(ctx, path, raw, `op ${quote(ref.op)} has no result ${quote(ref.result)}`);
+  } else if (target.stage >= view.stage) {
+    const where = stageName(ctx, target.stage);
+    literalError(ctx, path, raw, `results of op ${quote(ref.op)} are known only once its stage is done, so it must run in an earlier stage than this op (it runs in ${where})`);
+  }
+}
+
+function literalError(ctx: RuleContext, path: string, raw: string, message: string): void {
+  ctx.errors.push({ path, message: `${raw}: ${message}` });
+}
+
+/** Literals in variable values would be resolved twice; only node-time globals may appear there. */
+export function checkVariables(ctx: RuleContext, variables: unknown, path: string): void {
+  if (!isObject(variables)) return;
+  for (const [name, value] of Object.entries(variables)) {
+    if (typeof value !== 'string') continue;
+    for (const { raw, ref } of findLiterals(value)) {
+      if (ref.kind === 'global') continue;
+      ctx.errors.push({
+        path: childPath(path, name),
+        message: `${raw}: a variable may only use %%global.job%%, %%global.host%% or %%global.node%%`,
+      });
+    }
+  }
+}
+
+/**
+ * Result regexes: a catastrophic one is refused (it would stall the node that
+ * runs it); one that does not compile only yields no result, so it is a
+ * warning (real templates carry one on purpose to exercise that path).
+ */
+export function checkResults(ctx: RuleContext): void {
+  for (const view of ctx.ops) {
+    if (!view.results) continue;
+    for (const [name, result] of Object.entries(view.results)) {
+      const base = childPath(`${view.path}/results`, name);
+      const [source, path] = isObject(result) ? [result['regex'], `${base}/regex`] : [result, base];
+      if (typeof source !== 'string' || source.length === 0 || source.length > MAX_REGEX_LENGTH) continue;
+      const verdict = checkRegex(source);
+      if (verdict.compileError) {
+        ctx.warnings.push({ path, message: `does not compile (${verdict.compileError}); this result will never be captured` });
+      } else if (verdict.unsafe) {
+        ctx.errors.push({ path, message: `risks catastrophic backtracking: ${verdict.unsafe}` });
+      }
+    }
+  }
+}
+
+/**
+ * Visits every string under `root` that contains "%%", with its pointer.
+ * Iterative and cycle-safe for any input; pointers are built only for
+ * containers and matching strings, since most strings hold no literal.
+ */
+export function forEachLiteralString(root: unknown, rootPath: string, visit: (text: string, path: string) => void): void {
+  const seen = new Set<object>();
+  const values: unknown[] = [root];
+  const paths: string[] = [rootPath];
+  for (let value = values.pop(); paths.length > 0; value = values.pop()) {
+    const path = paths.pop() as string;
+    if (typeof value === 'string') {
+      if (value.includes('%%')) visit(value, path);
+      continue;
+    }
+    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
+    seen.add(value);
+    const keys = Array.isArray(value) ? undefined : Object.keys(value);
+    const length = keys ? keys.length : (value as unknown[]).length;
+    for (let i = 0; i < length; i++) {
+      const key = keys ? keys[i] : i;
+      const child = (value as Record<string | number, unknown>)[key];
+      if (typeof child === 'string' ? !child.includes('%%') : typeof child !== 'object' || child === null) continue;
+      values.push(child);
+      paths.push(childPath(path, key));
+    }
+  }
+}

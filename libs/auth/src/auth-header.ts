@@ -1,0 +1,131 @@
+/**
+ * Signed auth headers: `<message>:<signature>` or `<message>:<signature>:<timestamp>`.
+ * With a timestamp the signature covers `<message>:<timestamp>`. The header
+ * is read from the right, so the message may itself contain ':':
+ *   1. a last part of exactly 13 digits, no leading zero, is the timestamp
+ *      (Unix ms; 13 digits spans 2001 to 2286, and a 64-byte base58
+ *      signature is never shorter than 64 characters, so the two cannot be
+ *      confused);
+ *   2. the part before that (or the last part, without timestamp) is the signature;
+ *   3. everything before it is the message (at least one character).
+ * An untimed header whose message ends in `:<13 digits>` is refused: its
+ * signed text would equal that of a timed header, so a timed header could
+ * be rewritten into one that never expires.
+ */
+import { type WalletSigner, asSigner, isSignatureText, signMessage, verifySignature } from './wallet';
+
+export const AUTH_HEADER_MAX_AGE_SECONDS = 300;
+export const AUTH_HEADER_CLOCK_SKEW_SECONDS = 30;
+const TIMESTAMP = /^[1-9]\d{12}$/;
+const ENDS_WITH_TIMESTAMP = /:[1-9]\d{12}$/;
+// Node refuses request heads over 16 KiB anyway; this bounds work on garbage.
+const MAX_HEADER_LENGTH = 16 * 1024;
+// What survives an HTTP header unchanged: parsers trim outer whitespace.
+const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+
+export interface SignedMessage {
+  message: string;
+  signature: string;
+  /** Unix ms; present only when the signature covers `${message}:${timestamp}`. */
+  timestamp?: number;
+}
+
+export interface ParsedAuthHeader extends SignedMessage {
+  /** The exact text the signature must cover. */
+  signedText: string;
+}
+
+export type AuthHeaderFailure = 'malformed' | 'bad-signature' | 'expired' | 'from-the-future' | 'timestamp-required' | 'unexpected-message';
+export type AuthHeaderCheck = { ok: true; message: string; timestamp?: number } | { ok: false; reason: AuthHeaderFailure };
+
+export interface VerifyAuthHeaderOptions {
+  /** Default 300. */
+  maxAgeSeconds?: number;
+  /** Unix ms; defaults to Date.now(). */
+  now?: number;
+  requireTimestamp?: boolean;
+  /** How far ahead of `now` a timestamp may be. Default 30. */
+  clockSkewSeconds?: number;
+  /** When set, any other message fails with 'unexpected-message'. */
+  expectedMessage?: string;
+}
+
+/**
+ * What POST /auth/sign-message/external returns (minus userAddress). The
+ * message is signed as given: the spec puts no limit on it beyond length.
+ */
+export function signForExternal(signer: WalletSigner | Buffer, message: string, includeTime: boolean, now?: number): SignedMessage {
+  if (typeof message !== 'string' || message === '') throw new TypeError('message to sign must be a non-empty string');
+  if (!includeTime) return { message, signature: signMessage(signer, message) };
+  const timestamp = checkTimestamp(now ?? Date.now());
+  return { message, signature: signMessage(signer, `${message}:${timestamp}`), timestamp };
+}
+
+/** Builds a header; includeTime defaults to true so headers expire unless asked otherwise. */
+export function createAuthHeader(
+  signer: WalletSigner | Buffer,
+  message: string,
+  opts: { includeTime?: boolean; now?: number } = {},
+): { header: string; signature: string; timestamp?: number } {
+  const includeTime = opts.includeTime ?? true;
+  checkHeaderMessage(message, includeTime);
+  const { signature, timestamp } = signForExternal(asSigner(signer), message, includeTime, opts.now);
+  if (timestamp === undefined) return { header: `${message}:${signature}`, signature };
+  return { header: `${message}:${signature}:${timestamp}`, signature, timestamp };
+}
+
+/** Splits a header by the rules above; checks the signature's shape, not its validity. Undefined when malformed. */
+export function parseAuthHeader(header: string): ParsedAuthHeader | undefined {
+  if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return undefined;
+  let rest = header;
+  let timeText: string | undefined;
+  const lastColon = rest.lastIndexOf(':');
+  if (lastColon < 0) return undefined;
+  if (TIMESTAMP.test(rest.slice(lastColon + 1))) {
+    timeText = rest.slice(lastColon + 1);
+    rest = rest.slice(0, lastColon);
+  }
+  const cut = rest.lastIndexOf(':');
+  if (cut <= 0) return undefined;
+  const message = rest.slice(0, cut);
+  const signature = rest.slice(cut + 1);
+  if (!isSignatureText(signature)) return undefined;
+  if (timeText === undefined) return ENDS_WITH_TIMESTAMP.test(message) ? undefined : { message, signature, signedText: message };
+  return { message, signature, timestamp: Number(timeText), signedText: `${message}:${timeText}` };
+}
+
+/** Checks a header against the signer's address; never throws on bad input. */
+export function verifyAuthHeader(header: string, address: string, opts: VerifyAuthHeaderOptions = {}): AuthHeaderCheck {
+  const parsed = parseAuthHeader(header);
+  if (parsed === undefined) return { ok: false, reason: 'malformed' };
+  if (opts.expectedMessage !== undefined && parsed.message !== opts.expectedMessage) return { ok: false, reason: 'unexpected-message' };
+  // Cheap clock checks before the signature, so stale replays cost no crypto.
+  const timeFailure = checkTime(parsed.timestamp, opts);
+  if (timeFailure !== undefined) return { ok: false, reason: timeFailure };
+  if (!verifySignature(address, parsed.signedText, parsed.signature)) return { ok: false, reason: 'bad-signature' };
+  return parsed.timestamp === undefined ? { ok: true, message: parsed.message } : { ok: true, message: parsed.message, timestamp: parsed.timestamp };
+}
+
+function checkTime(timestamp: number | undefined, opts: VerifyAuthHeaderOptions): AuthHeaderFailure | undefined {
+  if (timestamp === undefined) return opts.requireTimestamp ? 'timestamp-required' : undefined;
+  const now = opts.now ?? Date.now();
+  if (timestamp - now > (opts.clockSkewSeconds ?? AUTH_HEADER_CLOCK_SKEW_SECONDS) * 1000) return 'from-the-future';
+  if (now - timestamp > (opts.maxAgeSeconds ?? AUTH_HEADER_MAX_AGE_SECONDS) * 1000) return 'expired';
+  return undefined;
+}
+
+function checkTimestamp(now: number): number {
+  if (!Number.isSafeInteger(now) || !TIMESTAMP.test(String(now))) {
+    throw new RangeError(`timestamp must be Unix time in milliseconds (13 digits), got ${now}`);
+  }
+  return now;
+}
+
+function checkHeaderMessage(message: string, includeTime: boolean): void {
+  if (typeof message !== 'string' || !HEADER_SAFE.test(message)) {
+    throw new TypeError('auth header message must be non-empty visible ASCII (inner spaces allowed) to survive HTTP unchanged');
+  }
+  if (!includeTime && ENDS_WITH_TIMESTAMP.test(message)) {
+    throw new TypeError('an untimed auth header message must not end in ":<13 digits>": it would read as a timestamp');
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * Secrets at rest (wallet seeds, API key text): AES-256-GCM under one 32-byte
+ * master key. Text form `v1.<iv>.<tag>.<ciphertext>`, each part base64url
+ * without padding; the version lets us rotate the algorithm or key later.
+ */
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+const VERSION = 'v1';
+const KEY_BYTES = 32;
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+const HEX_KEY = /^[0-9a-fA-F]+$/;
+const BASE64_KEY = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+export class MasterKeyError extends Error {
+  override name = 'MasterKeyError';
+}
+
+/** The sealed text was altered, or the key or the aad is not the one it was sealed with. */
+export class SecretDecryptionError extends Error {
+  override name = 'SecretDecryptionError';
+}
+
+/**
+ * Parses the configured master key: 64 hex characters, or base64 / base64url
+ * of 32 bytes. Hex is tried first because 64 hex characters are also valid
+ * base64 (of 48 bytes). Surrounding whitespace (a newline from a secrets
+ * file) is ignored.
+ */
+export function parseMasterKey(text: string): Buffer {
+  const trimmed = typeof text === 'string' ? text.trim() : '';
+  if (trimmed === '') throw new MasterKeyError('master key is empty: expected 32 bytes as 64 hex characters or base64');
+  if (HEX_KEY.test(trimmed) && trimmed.length === KEY_BYTES * 2) return Buffer.from(trimmed, 'hex');
+  if (!BASE64_KEY.test(trimmed)) {
+    throw new MasterKeyError('master key is neither hex nor base64: expected 32 bytes as 64 hex characters or base64');
+  }
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== KEY_BYTES) {
+    const hexHint = HEX_KEY.test(trimmed) ? ` (as hex: ${trimmed.length} characters, expected 64)` : '';
+    throw new MasterKeyError(`master key decodes to ${key.length} bytes, expected 32${hexHint}`);
+  }
+  return key;
+}
+
+/**
+ * Seals `plaintext` with a fresh random IV. Pass `aad` naming the owner
+ * (e.g. `wallet:<userId>`) so a sealed value copied to another row fails.
+ */
+export function encryptSecret(masterKey: Buffer, plaintext: Buffer | string, aad?: string): string {
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', checkKey(masterKey), iv);
+  if (aad !== undefined) cipher.setAAD(Buffer.from(aad, 'utf8'));
+  const data = typeof plaintext === 'string' ? Buffer.from(plaintext, 'utf8') : plaintext;
+  const ciphertext = Buffer.concat([cipher.update(data), cipher.final()]);
+  return [VERSION, ...[iv, cipher.getAuthTag(), ciphertext].map((part) => part.toString('base64url'))].join('.');
+}
+
+/** Opens a sealed value; throws SecretDecryptionError on tamper, wrong key or wrong aad. */
+export function decryptSecret(masterKey: Buffer, sealed: string, aad?: string): Buffer {
+  const key = checkKey(masterKey);
+  const parts = typeof sealed === 'string' ? sealed.split('.') : [];
+  if (parts.length !== 4 || parts[0] !== VERSION) throw new SecretDecryptionError(`sealed secret is not in the ${VERSION} format`);
+  const [iv, tag, ciphertext] = parts.slice(1).map(strictBase64url);
+  if (iv?.length !== IV_BYTES || tag?.length !== TAG_BYTES || ciphertext === undefined) {
+    throw new SecretDecryptionError(`sealed secret is not in the ${VERSION} format`);
+  }
+  const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+  if (aad !== undefined) decipher.setAAD(Buffer.from(aad, 'utf8'));
+  decipher.setAuthTag(tag);
+  try {
+    return Buffer.concat([decipher.update(ciphertext), decipher.final()]);
+  } catch {
+    throw new SecretDecryptionError('sealed secret failed authentication (tampered, wrong master key or wrong aad)');
+  }
+}
+
+function checkKey(masterKey: Buffer): Buffer {
+  if (!Buffer.isBuffer(masterKey) || masterKey.length !== KEY_BYTES) {
+    throw new MasterKeyError('master key must be a 32-byte Buffer (use parseMasterKey)');
+  }
+  return masterKey;
+}
+
+/**
+ * Node's decoder skips stray characters and ignores spare low bits, so two
+ * texts can open to the same bytes; accepting only the canonical text means
+ * any edit of the sealed string is detected.
+ */
+function strictBase64url(text: string): Buffer | undefined {
+  const bytes = Buffer.from(text, 'base64url');
+  return bytes.toString('base64url') === text ? bytes : undefined;
+}

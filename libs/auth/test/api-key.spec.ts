@@ -1,0 +1,70 @@
+import { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, generateApiKey, isWellFormedApiKey } from '../src';
+
+const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
+
+describe('API keys', () => {
+  it('generates 54-character keys that pass the offline check', () => {
+    for (let i = 0; i < 200; i++) {
+      const key = generateApiKey();
+      expect(key).toHaveLength(API_KEY_LENGTH);
+      expect(API_KEY_LENGTH).toBe(54);
+      expect(key.startsWith(API_KEY_PREFIX)).toBe(true);
+      expect(isWellFormedApiKey(key)).toBe(true);
+    }
+  });
+
+  it('never generates the same key twice in a thousand', () => {
+    const keys = new Set(Array.from({ length: 1000 }, generateApiKey));
+    expect(keys.size).toBe(1000);
+  });
+
+  it('rejects a key with any single character changed, checksum included', () => {
+    const key = generateApiKey();
+    for (let i = API_KEY_PREFIX.length; i < key.length; i++) {
+      const other = ALPHABET[(ALPHABET.indexOf(key[i]) + 1 + (i % 57)) % 58];
+      expect(isWellFormedApiKey(key.slice(0, i) + other + key.slice(i + 1))).toBe(false);
+    }
+  });
+
+  it('rejects two swapped neighbouring characters', () => {
+    const key = generateApiKey();
+    let i = API_KEY_PREFIX.length + 20;
+    while (key[i] === key[i + 1]) i++;
+    expect(isWellFormedApiKey(key.slice(0, i) + key[i + 1] + key[i] + key.slice(i + 2))).toBe(false);
+  });
+
+  it('rejects wrong prefix, length, alphabet and non-strings', () => {
+    const key = generateApiKey();
+    const bad = [
+      '',
+      'ocg_',
+      `sk_${key.slice(4)}`,
+      `OCG_${key.slice(4)}`,
+      key.slice(0, -1),
+      `${key}1`,
+      `${key.slice(0, 10)}0${key.slice(11)}`,
+      `${key.slice(0, 10)}l${key.slice(11)}`,
+      ` ${key}`,
+      `${key}\n`,
+    ];
+    for (const text of bad) expect(isWellFormedApiKey(text)).toBe(false);
+    expect(isWellFormedApiKey(undefined as never)).toBe(false);
+    expect(isWellFormedApiKey(42 as never)).toBe(false);
+  });
+
+  it('finds keys in free text with API_KEY_PATTERN, and not inside longer tokens', () => {
+    const key = generateApiKey();
+    expect(API_KEY_PATTERN.test(`export OCG_KEY="${key}" # prod`)).toBe(true);
+    expect(API_KEY_PATTERN.exec(`token=${key}`)?.[0]).toBe(key);
+    expect(API_KEY_PATTERN.test(`x${key}`)).toBe(false);
+    expect(API_KEY_PATTERN.test(`${key}a`)).toBe(false);
+  });
+
+  it('gives a stable SHA-256 hex lookup hash of the whole key', () => {
+    expect(apiKeyLookupHash('ocg_example')).toBe('8b153679e9d7614dd277e6e64683ed4a5c32a7b6ed6c54fbdf85d550c1cfab54');
+    const key = generateApiKey();
+    expect(apiKeyLookupHash(key)).toBe(apiKeyLookupHash(key));
+    expect(apiKeyLookupHash(key)).toMatch(/^[0-9a-f]{64}$/);
+    expect(apiKeyLookupHash(generateApiKey())).not.toBe(apiKeyLookupHash(key));
+  });
+});

@@ -1,1 +1,33 @@
-export const y = 1;
+export { createLogger, redactDeep, isSecretName, type Logger, type LoggerOptions } from './logger';
+export { createApp, loggableUrl, type HttpAppOptions } from './app';
+export { installErrorHandling, toHttpError } from './errors';
+export { healthRoutes, type HealthOptions, type ReadinessCheck } from './health';
+export { listen, type ListenOptions, type RunningServer } from './server';
+export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
+export { ACCEPTED_REQUEST_TYPES, DEFAULT_BODY_LIMIT } from './body';
+export { PRODUCIBLE_TYPES } from './negotiate';
+export { encodeMultipart, fieldValue } from './multipart';
+export { parseJsonText } from './json-text';
+export { scrubSecrets } from './scrub';
+export { fromTsoaValidateError, isTsoaValidateError, tsoaNameToPointer } from './tsoa';
+export {
+  HttpError,
+  ValidationError,
+  MalformedBodyError,
+  UnauthorizedError,
+  ForbiddenError,
+  NotFoundError,
+  NotAcceptableError,
+  ConflictError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+  TooManyRequestsError,
+  ServiceUnavailableError,
+  InternalError,
+  errorBody,
+} from './http-error';
+// Service scaffolding (config parsing, tsoa ioc registry, process lifecycle, app assembly).
+export * from './config';
+export * from './ioc';
+export * from './lifecycle';
+export * from './service-app';

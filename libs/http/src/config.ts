@@ -1,0 +1,46 @@
+import { z } from 'zod';
+
+/** Thrown when the environment does not satisfy a service's config schema. */
+export class ConfigError extends Error {
+  constructor(readonly problems: { variable: string; message: string }[]) {
+    super(
+      'Invalid configuration:\n' +
+        problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+/**
+ * Parses the environment once, at start, against a schema whose keys are the
+ * variable names, so every message names the variable to fix.
+ */
+export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.ProcessEnv = process.env): z.infer<S> {
+  const result = schema.safeParse(env);
+  if (result.success) return result.data;
+  throw new ConfigError(
+    result.error.issues.map((issue) => {
+      const variable = String(issue.path[0] ?? '(root)');
+      const unset = env[variable] === undefined || env[variable] === '';
+      return { variable, message: unset ? 'is required but not set' : `${issue.message} (got "${env[variable]}")` };
+    }),
+  );
+}
+
+/** Common variable shapes, so services spell them the same way. */
+export const env = {
+  port: (fallback: number) => z.coerce.number().int().min(0).max(65535).default(fallback),
+  host: () => z.string().min(1).default('127.0.0.1'),
+  url: () => z.url(),
+  logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  seconds: (fallback: number) => z.coerce.number().positive().default(fallback),
+};
+
+/** Variables every back-end service reads. */
+export const serviceConfigShape = (defaultPort: number) => ({
+  HOST: env.host(),
+  PORT: env.port(defaultPort),
+  DATABASE_URL: env.url(),
+  REDIS_URL: env.url(),
+  LOG_LEVEL: env.logLevel(),
+});

@@ -1,0 +1,66 @@
+import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
+import { createLogger } from './logger';
+import { listen } from './server';
+
+/**
+ * Runs `stop` once on SIGINT or SIGTERM, then exits; a second signal forces
+ * the exit. Crashes are logged as one JSON line before the process dies.
+ */
+export function onShutdown(logger: Logger, stop: () => Promise<void>, graceMs = 15000): void {
+  let stopping = false;
+  const handle = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(1);
+    }
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long: exiting');
+      process.exit(1);
+    }, graceMs);
+    force.unref();
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'error while shutting down');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+}
+
+/** Starts a service's main function and turns a failed start into one clear line and exit code 1. */
+export function runMain(name: string, main: () => Promise<void>): void {
+  main().catch((err: unknown) => {
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`${name}: failed to start: ${message}\n`);
+    if (process.env.LOG_LEVEL === 'debug' && err instanceof Error) process.stderr.write(`${err.stack}\n`);
+    process.exit(1);
+  });
+}
+
+export interface ServiceDefinition<C extends { HOST: string; PORT: number; LOG_LEVEL: string }> {
+  name: string;
+  loadConfig(): C;
+  /** Builds the service's resources and its request handler. */
+  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void> }>;
+}
+
+/** The shape of every service's main: parse config, start, listen, stop cleanly on a signal. */
+export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: string }>(def: ServiceDefinition<C>): void {
+  runMain(def.name, async () => {
+    const config = def.loadConfig();
+    const logger = createLogger({ service: def.name, level: config.LOG_LEVEL });
+    const { app, stop } = await def.start(config, logger);
+    const server = await listen(app, { host: config.HOST, port: config.PORT });
+    logger.info({ url: server.url }, `${def.name} listening`);
+    onShutdown(logger, async () => {
+      await server.close();
+      await stop();
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Express } from 'express';
+
+export interface ListenOptions {
+  host: string;
+  /** 0 picks a free port; read it back from {@link RunningServer.port}. */
+  port: number;
+  /** How long `close()` waits for in-flight requests before cutting them off. Default 10 s. */
+  shutdownTimeoutMs?: number;
+}
+
+export interface RunningServer {
+  server: http.Server;
+  /** `http://host:port`, with the port actually bound. */
+  url: string;
+  port: number;
+  /** Graceful: stop accepting, close idle keep-alive sockets, wait for in-flight requests, then destroy. */
+  close(): Promise<void>;
+}
+
+function urlFor(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Returns the graceful `close`. Node's server.close() only stops accepting; idle
+ * keep-alive sockets would hold it open until their timeout, and busy ones until the
+ * client hangs up, so both are handled here, with a deadline after which sockets are cut.
+ */
+function shutdown(server: http.Server, timeoutMs: number): () => Promise<void> {
+  let closing: Promise<void> | undefined;
+  const inFlight = new Set<http.ServerResponse>();
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
+    inFlight.add(res);
+    // Requests on an already-open keep-alive socket are still served, but told to hang up.
+    if (closing) res.setHeader('Connection', 'close');
+    res.on('close', () => {
+      inFlight.delete(res);
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  return () => {
+    closing ??= new Promise<void>((resolve) => {
+      const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
+      server.close(() => {
+        clearTimeout(force);
+        resolve();
+      });
+      server.closeIdleConnections();
+      // Busy sockets: their answer says the connection ends, so clients do not reuse it.
+      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+    });
+    return closing;
+  };
+}
+
+/** Starts an HTTP server and resolves once it is listening. */
+// The first overload lets inline handlers get their parameter types.
+export function listen(app: http.RequestListener, opts: ListenOptions): Promise<RunningServer>;
+export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer>;
+export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer> {
+  const server = http.createServer();
+  // Registered before the app so the shutdown hook sees each response first.
+  const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
+  server.on('request', app);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      const port = (server.address() as AddressInfo).port;
+      resolve({ server, port, url: urlFor(opts.host, port), close });
+    });
+  });
+}

@@ -1,0 +1,24 @@
+import type express from 'express';
+import type { Logger } from 'pino';
+import { createApp } from './app';
+import { healthRoutes } from './health';
+import { installErrorHandling } from './errors';
+
+export interface ServiceAppOptions {
+  service: string;
+  logger: Logger;
+  /** Readiness checks by dependency name (e.g. postgres, redis). */
+  checks: Record<string, () => Promise<void>>;
+  /** Registers the service's routes (tsoa's RegisterRoutes). */
+  register(app: express.Express): void;
+  bodyLimit?: number;
+}
+
+/** Every service's app in the same order: wire formats, health, routes, errors. */
+export function buildServiceApp({ service, logger, checks, register, bodyLimit }: ServiceAppOptions): express.Express {
+  const app = createApp({ service, logger, bodyLimit });
+  app.use(healthRoutes(checks));
+  register(app);
+  installErrorHandling(app, logger);
+  return app;
+}

@@ -8,7 +8,7 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(__dirname, target);
 }
 
-const esmOnly = ['@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'openapi-fetch', 'uint8arrays'];
+const esmOnly = ['@seriousme', '@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'uint8arrays'];
 
 module.exports = {
   testEnvironment: 'node',

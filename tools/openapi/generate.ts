@@ -49,14 +49,14 @@ async function main(): Promise<void> {
   }
 }
 
-async function loadCompilerOptions(): Promise<Record<string, unknown>> {
+async function loadCompilerOptions(): Promise<ts.CompilerOptions> {
   const base = JSON.parse(await readFile(join(root, 'tsconfig.base.json'), 'utf8'));
   const { options, errors } = ts.convertCompilerOptionsFromJson(base.compilerOptions, root);
   if (errors.length) throw new Error(`tsconfig.base.json: ${errors.map((e) => e.messageText).join('; ')}`);
   return { ...options, noEmit: true };
 }
 
-async function runTsoa(service: string, scratch: string, compilerOptions: Record<string, unknown>, outputs: Map<string, string>): Promise<ServiceFragment | undefined> {
+async function runTsoa(service: string, scratch: string, compilerOptions: ts.CompilerOptions, outputs: Map<string, string>): Promise<ServiceFragment | undefined> {
   const configPath = join(root, 'apps', service, 'tsoa.json');
   const raw = await readFile(configPath, 'utf8').catch(() => undefined);
   if (!raw) return undefined;

@@ -12,11 +12,12 @@ export interface ApiClientOptions {
   fetch?: typeof globalThis.fetch;
 }
 
-export type ApiClient = Client<paths>;
+/** JSON in and out; the services also speak text/plain and multipart/form-data. */
+export type ApiClient = Client<paths, 'application/json'>;
 
 /** A typed client for every operation of the committed OpenAPI document. */
 export function createApiClient(opts: ApiClientOptions): ApiClient {
-  const client = createClient<paths>({ baseUrl: opts.baseUrl, headers: opts.headers, fetch: opts.fetch });
+  const client = createClient<paths, 'application/json'>({ baseUrl: opts.baseUrl, headers: opts.headers, fetch: opts.fetch });
   if (opts.apiKey) {
     const auth: Middleware = {
       onRequest({ request }) {

@@ -1,0 +1,4 @@
+import { ControllerRegistry } from '@ocg/http';
+
+/** tsoa's iocModule: main.ts registers the controller instances it builds. */
+export const iocContainer = new ControllerRegistry();

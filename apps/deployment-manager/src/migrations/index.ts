@@ -1,0 +1,2 @@
+/** Every migration of deployment-manager's schema, in order. */
+export const migrations: (new () => unknown)[] = [];

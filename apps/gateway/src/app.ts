@@ -1,0 +1,94 @@
+import http from 'node:http';
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Redis } from 'ioredis';
+import { routeTableFrom } from '@ocg/api-spec';
+import { isSaneRequestId } from '@ocg/http';
+import { pingRedis } from '@ocg/redis';
+import { createUpstreams, proxyRequest } from './proxy';
+import { sendError, sendJson } from './respond';
+import { serveDocs } from './docs';
+
+export interface GatewayOptions {
+  logger: Logger;
+  redis: Redis;
+  document: { paths?: Record<string, Record<string, unknown>> };
+  upstreams: Record<string, string>;
+  upstreamTimeoutMs: number;
+  upstreamMaxSockets?: number;
+}
+
+export interface Gateway {
+  handle: http.RequestListener;
+  close(): void;
+}
+
+/** Takes the caller's request id when it is a sane token, else makes one. */
+function requestIdFor(req: http.IncomingMessage): string {
+  const given = req.headers['x-request-id'];
+  return isSaneRequestId(given) ? given : randomUUID();
+}
+
+export function createGateway(opts: GatewayOptions): Gateway {
+  const routes = routeTableFrom(opts.document);
+  const upstreams = createUpstreams(opts.upstreams, opts.upstreamMaxSockets ?? 256);
+  for (const route of routes.entries) {
+    if (!upstreams.has(route.service)) throw new Error(`no base URL configured for service "${route.service}" (${route.method} ${route.template})`);
+  }
+  const documentText = Buffer.from(JSON.stringify(opts.document));
+  const { logger } = opts;
+
+  const own = async (path: string, res: http.ServerResponse, requestId: string): Promise<boolean> => {
+    if (path === '/healthz') sendJson(res, 200, { status: 'ok' });
+    else if (path === '/readyz') await readiness(res, requestId);
+    else if (path === '/openapi.json') {
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': documentText.length });
+      res.end(documentText);
+    } else return serveDocs(path, res);
+    return true;
+  };
+
+  const readiness = async (res: http.ServerResponse, requestId: string) => {
+    const started = Date.now();
+    try {
+      await pingRedis(opts.redis);
+      sendJson(res, 200, { status: 'ready', checks: { redis: { ok: true, ms: Date.now() - started } } });
+    } catch (err) {
+      sendError(res, 503, 'ServiceUnavailableError', 'SERVICE_UNAVAILABLE', `redis: ${(err as Error).message}`, requestId);
+    }
+  };
+
+  const handle: http.RequestListener = (req, res) => {
+    const started = process.hrtime.bigint();
+    const requestId = requestIdFor(req);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    res.on('finish', () => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+    });
+    const route = routes.match(req.method ?? 'GET', path);
+    if (route) {
+      proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger);
+      return;
+    }
+    own(path, res, requestId)
+      .then((served) => {
+        if (served) return;
+        if (routes.hasPath(path)) sendError(res, 405, 'MethodNotAllowedError', 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, requestId);
+        else sendError(res, 404, 'NotFoundError', 'NOT_FOUND', `no operation at ${req.method} ${path}`, requestId);
+      })
+      .catch((err: unknown) => {
+        logger.error({ err, requestId }, 'gateway error');
+        if (!res.headersSent) sendError(res, 500, 'InternalError', 'INTERNAL', 'Internal server error', requestId);
+      });
+  };
+
+  return {
+    handle,
+    close: () => {
+      for (const upstream of upstreams.values()) upstream.agent.destroy();
+    },
+  };
+}

@@ -1,0 +1,172 @@
+import http from 'node:http';
+import { Redis } from 'ioredis';
+import { openApiDocument } from '@ocg/api-spec';
+import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { captureLogs, freePort, testRedis } from '@ocg/testing';
+import { createGateway, type Gateway } from '../src/app';
+
+/** A real upstream service that says who it is and what it received. */
+function echoService(name: string): http.RequestListener {
+  return (req, res) => {
+    let size = 0;
+    req.on('data', (chunk: Buffer) => (size += chunk.length));
+    req.on('end', () => {
+      if (req.url === '/beta/stall') return; // never answers
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ service: name, method: req.method, url: req.url, requestId: req.headers['x-request-id'], size, host: req.headers.host }));
+    });
+  };
+}
+
+const document = {
+  paths: {
+    '/alpha': { get: { 'x-service': 'a' }, post: { 'x-service': 'a' } },
+    '/beta/{id}': { get: { 'x-service': 'b' } },
+    '/beta/special': { get: { 'x-service': 'a' } },
+    '/gone': { get: { 'x-service': 'down' } },
+  },
+};
+
+describe('gateway routing', () => {
+  let a: RunningServer;
+  let b: RunningServer;
+  let gatewayServer: RunningServer;
+  let gateway: Gateway;
+  let redis: Redis;
+  let base: string;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    a = await listen(echoService('a'), { host: '127.0.0.1', port: 0 });
+    b = await listen(echoService('b'), { host: '127.0.0.1', port: 0 });
+    redis = new Redis((await testRedis()).url);
+    const deadPort = await freePort();
+    gateway = createGateway({
+      logger: createLogger({ service: 'gateway', destination: logs.stream }),
+      redis,
+      document,
+      upstreams: { a: a.url, b: b.url, down: `http://127.0.0.1:${deadPort}` },
+      upstreamTimeoutMs: 500,
+    });
+    gatewayServer = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
+    base = gatewayServer.url;
+  });
+
+  afterAll(async () => {
+    await gatewayServer.close();
+    gateway.close();
+    await Promise.all([a.close(), b.close()]);
+    redis.disconnect();
+  });
+
+  it('sends each path to the service its x-service names', async () => {
+    expect(await ((await fetch(`${base}/alpha?x=1`)).json() as Promise<any>)).toMatchObject({ service: 'a', url: '/alpha?x=1' });
+    expect(await ((await fetch(`${base}/beta/42`)).json() as Promise<any>)).toMatchObject({ service: 'b', url: '/beta/42' });
+  });
+
+  it('prefers a static path segment over a parameter', async () => {
+    expect(await ((await fetch(`${base}/beta/special`)).json() as Promise<any>)).toMatchObject({ service: 'a' });
+  });
+
+  it('streams request bodies to the service', async () => {
+    const body = 'x'.repeat(300000);
+    const res = await fetch(`${base}/alpha`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
+    expect(await (res.json() as Promise<any>)).toMatchObject({ service: 'a', method: 'POST', size: 300000 });
+  });
+
+  it('forwards a sane request id and echoes it', async () => {
+    const res = await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(res.headers.get('x-request-id')).toBe('abc-123');
+    expect((await (res.json() as Promise<any>)).requestId).toBe('abc-123');
+  });
+
+  it('replaces an insane request id with a generated one', async () => {
+    const res = await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    const id = res.headers.get('x-request-id')!;
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await (res.json() as Promise<any>)).requestId).toBe(id);
+  });
+
+  it('generates a request id when none is given', async () => {
+    const res = await fetch(`${base}/beta/1`);
+    expect((await (res.json() as Promise<any>)).requestId).toBe(res.headers.get('x-request-id'));
+  });
+
+  it('answers 503 with the error shape when the service is down', async () => {
+    const res = await fetch(`${base}/gone`);
+    expect(res.status).toBe(503);
+    expect(await (res.json() as Promise<any>)).toMatchObject({ name: 'ServiceUnavailableError', code: 'SERVICE_UNAVAILABLE', status: 503, requestId: res.headers.get('x-request-id') });
+  });
+
+  it('answers 504 when the service stalls past the timeout', async () => {
+    const res = await fetch(`${base}/beta/stall`);
+    expect(res.status).toBe(504);
+    expect(await (res.json() as Promise<any>)).toMatchObject({ name: 'GatewayTimeoutError', code: 'UPSTREAM_TIMEOUT' });
+  });
+
+  it('answers 404 with the error shape for a path not in the contract', async () => {
+    const res = await fetch(`${base}/nowhere`);
+    expect(res.status).toBe(404);
+    expect(await (res.json() as Promise<any>)).toMatchObject({ name: 'NotFoundError', status: 404 });
+  });
+
+  it('answers 405 for a known path with another method', async () => {
+    const res = await fetch(`${base}/beta/1`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+  });
+
+  it('logs one line per request with its request id', async () => {
+    await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'log-me-1' } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().some((l: any) => l.requestId === 'log-me-1' && l.status === 200)).toBe(true);
+  });
+
+  it('reports ready while Redis answers', async () => {
+    const res = await fetch(`${base}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await (res.json() as Promise<any>)).toMatchObject({ status: 'ready' });
+  });
+});
+
+describe('gateway documents', () => {
+  let server: RunningServer;
+  let gateway: Gateway;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    redis = new Redis((await testRedis()).url);
+    gateway = createGateway({
+      logger: createLogger({ service: 'gateway', level: 'silent' }),
+      redis,
+      document: openApiDocument,
+      upstreams: { 'client-manager': 'http://127.0.0.1:1', 'host-manager': 'http://127.0.0.1:1', 'deployment-manager': 'http://127.0.0.1:1' },
+      upstreamTimeoutMs: 1000,
+    });
+    server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
+  });
+
+  afterAll(async () => {
+    await server.close();
+    gateway.close();
+    redis.disconnect();
+  });
+
+  it('serves the committed OpenAPI 3.1 document', async () => {
+    const res = await fetch(`${server.url}/openapi.json`);
+    expect(await (res.json() as Promise<any>)).toEqual(openApiDocument);
+  });
+
+  it('serves a docs page and its assets without a CDN', async () => {
+    const page = await (await fetch(`${server.url}/docs`)).text();
+    expect(page).toContain('/openapi.json');
+    expect(page).not.toMatch(/https?:\/\//);
+    const asset = await fetch(`${server.url}/docs/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+  });
+
+  it('refuses to start when a service in the contract has no base URL', () => {
+    expect(() =>
+      createGateway({ logger: createLogger({ service: 'gateway', level: 'silent' }), redis, document: openApiDocument, upstreams: {}, upstreamTimeoutMs: 1000 }),
+    ).toThrow(/no base URL configured for service "client-manager"/);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Starts the services of the stack as child processes and waits for each
+ * /readyz. Used by the stack launcher and by the end-to-end tests.
+ */
+import { resolve } from 'node:path';
+import { waitFor } from '../wait';
+import { STACK_SERVICES } from './services';
+import { startTsProcess, type ManagedProcess } from './process';
+
+export interface LaunchOptions {
+  databaseUrl: string;
+  redisUrl: string;
+  host?: string;
+  /** Port per service name; missing ones use the service's default. */
+  ports?: Record<string, number>;
+  logLevel?: string;
+  /** Progress lines; the launcher prints them, tests may drop them. */
+  onStep?: (text: string) => void;
+  /** Called when a service exits without being asked to. */
+  onUnexpectedExit?: (name: string, code: number | null) => void;
+  /** Where service log lines go (default: stdout). */
+  onLine?: (line: string) => void;
+}
+
+export interface LaunchedStack {
+  urls: Record<string, string>;
+  processes: Map<string, ManagedProcess>;
+  stop(): Promise<void>;
+}
+
+const root = resolve(__dirname, '../../../..');
+
+export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack> {
+  const host = opts.host ?? '127.0.0.1';
+  const urls: Record<string, string> = {};
+  const processes = new Map<string, ManagedProcess>();
+  let stopping = false;
+  const stop = async () => {
+    stopping = true;
+    for (const proc of [...processes.values()].reverse()) await proc.stop();
+  };
+  try {
+    for (const [index, service] of STACK_SERVICES.entries()) {
+      const port = opts.ports?.[service.name] ?? service.port;
+      const url = `http://${host}:${port}`;
+      urls[service.name] = url;
+      const env = {
+        HOST: host,
+        PORT: String(port),
+        DATABASE_URL: opts.databaseUrl,
+        REDIS_URL: opts.redisUrl,
+        LOG_LEVEL: opts.logLevel ?? 'info',
+        ...service.env?.(urls),
+      };
+      const proc = startTsProcess(service.name, resolve(root, service.entry), env, index, opts.onLine);
+      processes.set(service.name, proc);
+      void proc.exited.then((code) => {
+        if (!stopping) opts.onUnexpectedExit?.(service.name, code);
+      });
+      await waitReady(service.name, url, proc, opts.onStep);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { urls, processes, stop };
+}
+
+async function waitReady(name: string, url: string, proc: ManagedProcess, onStep?: (text: string) => void): Promise<void> {
+  const t = Date.now();
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  await waitFor(
+    async () => {
+      if (exited) throw new Error(`${name} exited before it was ready (see its log lines)`);
+      const res = await fetch(`${url}/readyz`).catch(() => undefined);
+      return res?.ok;
+    },
+    { timeoutMs: 60000, intervalMs: 200, what: `${name} /readyz` },
+  );
+  onStep?.(`${name} ready at ${url} (${Date.now() - t} ms)`);
+}

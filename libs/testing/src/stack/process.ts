@@ -1,0 +1,46 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+
+const COLORS = [36, 35, 33, 32, 34, 31];
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+
+/** One pino JSON line as `name | level message {extra}`; other lines as they are. */
+function formatLine(name: string, color: number, line: string): string {
+  const label = useColor ? `\x1b[${color}m${name.padEnd(18)}\x1b[0m|` : `${name.padEnd(18)}|`;
+  try {
+    const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...rest } = JSON.parse(line);
+    const levels: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
+    const extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+    return `${label} ${levels[level] ?? level} ${msg ?? ''}${extra}`;
+  } catch {
+    return `${label} ${line}`;
+  }
+}
+
+export interface ManagedProcess {
+  name: string;
+  child: ChildProcess;
+  exited: Promise<number | null>;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** Starts a TypeScript entry under tsx, prefixing its output with its name. */
+export function startTsProcess(name: string, entry: string, env: Record<string, string>, index: number, onLine: (line: string) => void = console.log): ManagedProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const color = COLORS[index % COLORS.length];
+  for (const stream of [child.stdout!, child.stderr!]) {
+    createInterface({ input: stream }).on('line', (line) => onLine(formatLine(name, color, line)));
+  }
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async (graceMs = 10000) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    await exited;
+    clearTimeout(timer);
+  };
+  return { name, child, exited, stop };
+}

@@ -5,6 +5,9 @@ import { sendError } from './respond';
 /** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
 
+/** The internal service credential: services trust it, so the edge never lets a caller send it. */
+export const INTERNAL_HEADER_PREFIX = 'x-ocg-internal';
+
 export interface Upstream {
   name: string;
   url: URL;
@@ -23,7 +26,7 @@ export function createUpstreams(bases: Record<string, string>, maxSockets: numbe
 function forwardHeaders(req: http.IncomingMessage, requestId: string, upstream: Upstream): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    if (!HOP_BY_HOP.has(name) && value !== undefined && !name.startsWith(INTERNAL_HEADER_PREFIX)) headers[name] = value;
   }
   const remote = req.socket.remoteAddress ?? '';
   const prior = req.headers['x-forwarded-for'];

@@ -13,7 +13,9 @@ function echoService(name: string): http.RequestListener {
     req.on('end', () => {
       if (req.url === '/beta/stall') return; // never answers
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ service: name, method: req.method, url: req.url, requestId: req.headers['x-request-id'], size, host: req.headers.host }));
+      res.end(
+        JSON.stringify({ service: name, method: req.method, url: req.url, requestId: req.headers['x-request-id'], size, host: req.headers.host, internal: req.headers['x-ocg-internal-token'] ?? null }),
+      );
     });
   };
 }
@@ -72,6 +74,11 @@ describe('gateway routing', () => {
     const body = 'x'.repeat(300000);
     const res = await fetch(`${base}/alpha`, { method: 'POST', body, headers: { 'content-type': 'text/plain' } });
     expect(await (res.json() as Promise<any>)).toMatchObject({ service: 'a', method: 'POST', size: 300000 });
+  });
+
+  it('never forwards the internal service credential from outside', async () => {
+    const res = await fetch(`${base}/alpha`, { headers: { 'x-ocg-internal-token': 'forged' } });
+    expect((await (res.json() as Promise<any>)).internal).toBeNull();
   });
 
   it('forwards a sane request id and echoes it', async () => {

@@ -14,6 +14,10 @@ export interface LaunchOptions {
   /** Port per service name; missing ones use the service's default. */
   ports?: Record<string, number>;
   logLevel?: string;
+  /** Extra variables for every service (e.g. MASTER_KEY, INTERNAL_TOKEN). */
+  env?: Record<string, string>;
+  /** Extra variables for one service, by name. */
+  serviceEnv?: Record<string, Record<string, string>>;
   /** Progress lines; the launcher prints them, tests may drop them. */
   onStep?: (text: string) => void;
   /** Called when a service exits without being asked to. */
@@ -50,7 +54,9 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         DATABASE_URL: opts.databaseUrl,
         REDIS_URL: opts.redisUrl,
         LOG_LEVEL: opts.logLevel ?? 'info',
+        ...opts.env,
         ...service.env?.(urls),
+        ...opts.serviceEnv?.[service.name],
       };
       const proc = startTsProcess(service.name, resolve(root, service.entry), env, index, opts.onLine);
       processes.set(service.name, proc);

@@ -14,6 +14,8 @@ export interface LaunchOptions {
   /** Port per service name; missing ones use the service's default. */
   ports?: Record<string, number>;
   logLevel?: string;
+  /** Start only these services (default: all, in stack order). */
+  only?: string[];
   /** Extra variables for every service (e.g. MASTER_KEY, INTERNAL_TOKEN). */
   env?: Record<string, string>;
   /** Extra variables for one service, by name. */
@@ -45,6 +47,7 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
   };
   try {
     for (const [index, service] of STACK_SERVICES.entries()) {
+      if (opts.only && !opts.only.includes(service.name)) continue;
       const port = opts.ports?.[service.name] ?? service.port;
       const url = `http://${host}:${port}`;
       urls[service.name] = url;

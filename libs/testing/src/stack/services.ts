@@ -9,8 +9,18 @@ export interface StackService {
 
 export const STACK_SERVICES: StackService[] = [
   { name: 'client-manager', entry: 'apps/client-manager/src/main.ts', port: 8081 },
-  { name: 'host-manager', entry: 'apps/host-manager/src/main.ts', port: 8082 },
-  { name: 'deployment-manager', entry: 'apps/deployment-manager/src/main.ts', port: 8083 },
+  {
+    name: 'host-manager',
+    entry: 'apps/host-manager/src/main.ts',
+    port: 8082,
+    env: (urls) => ({ CLIENT_MANAGER_URL: urls['client-manager'] }),
+  },
+  {
+    name: 'deployment-manager',
+    entry: 'apps/deployment-manager/src/main.ts',
+    port: 8083,
+    env: (urls) => ({ CLIENT_MANAGER_URL: urls['client-manager'], HOST_MANAGER_URL: urls['host-manager'] }),
+  },
   {
     name: 'gateway',
     entry: 'apps/gateway/src/main.ts',

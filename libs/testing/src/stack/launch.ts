@@ -61,7 +61,8 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         ...service.env?.(urls),
         ...opts.serviceEnv?.[service.name],
       };
-      const proc = startTsProcess(service.name, resolve(root, service.entry), env, index, opts.onLine);
+      const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
+      const proc = startTsProcess(service.name, resolve(root, service.entry), defined, index, opts.onLine);
       processes.set(service.name, proc);
       void proc.exited.then((code) => {
         if (!stopping) opts.onUnexpectedExit?.(service.name, code);

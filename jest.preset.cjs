@@ -1,5 +1,6 @@
 // Shared jest settings: swc for speed, tsconfig paths as module names, ESM-only
 // dependencies transformed to CommonJS.
+const fs = require('node:fs');
 const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
 
@@ -7,6 +8,9 @@ const moduleNameMapper = {};
 for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
   moduleNameMapper[`^${alias.replace('/', '\\/')}$`] = path.join(__dirname, target);
 }
+
+// Each project's results land here (--outputFile); tools/test-summary.ts adds them up.
+fs.mkdirSync(path.join(__dirname, 'tmp', 'test-results'), { recursive: true });
 
 const esmOnly = ['@seriousme', '@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'uint8arrays'];
 

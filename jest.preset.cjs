@@ -12,6 +12,9 @@ for (const [alias, [target]] of Object.entries(compilerOptions.paths)) {
 // Each project's results land here (--outputFile); tools/test-summary.ts adds them up.
 fs.mkdirSync(path.join(__dirname, 'tmp', 'test-results'), { recursive: true });
 
+// multiformats publishes its subpaths under the `import` condition only.
+moduleNameMapper['^multiformats/(.*)$'] = path.join(__dirname, 'node_modules/multiformats/dist/src/$1.js');
+
 const esmOnly = ['@seriousme', '@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'uint8arrays'];
 
 module.exports = {

@@ -1,1 +1,64 @@
-export {};
+/**
+ * Composition root. `tsx apps/node-agent/src/main.ts` starts the agent (API,
+ * ingress, adoption of running jobs); `--run job.json` also runs that
+ * definition here, prints the summary and exits (0 when it completed).
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { parseArgs } from 'node:util';
+import bs58 from 'bs58';
+import { createAuthHeader, createSigner, generateWallet } from '@ocg/auth';
+import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
+import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
+import { NodeAgent } from './agent';
+import { loadConfig, type AgentConfig } from './config';
+import { LocalJobSource, LogReporter } from './local-source';
+
+interface RunContext {
+  values: { poster?: string; duration?: string };
+  config: AgentConfig;
+  logger: Logger;
+  source: LocalJobSource;
+  agent: NodeAgent;
+}
+
+async function submitFile(file: string, ctx: RunContext): Promise<string> {
+  const body: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+  const { valid, errors } = validate(body);
+  if (!valid) throw new Error(`${file} is not a valid job definition:\n${errors.map((e) => `  ${e.path}: ${e.message}`).join('\n')}`);
+  const job = bs58.encode(randomBytes(32));
+  const poster = ctx.values.poster ?? devPoster(job, ctx);
+  const seconds = ctx.values.duration ? Number(ctx.values.duration) : ctx.config.JOB_DURATION_SECONDS;
+  await ctx.source.submit({ job, poster, definition: normalize(body as JobDefinition), deadline: Date.now() + seconds * 1000 });
+  ctx.logger.info({ job, url: `http://${job}.${ctx.config.NODE_DOMAIN}:${ctx.agent.ingress.port}` }, 'job submitted');
+  return job;
+}
+
+/** Without --poster, a throwaway wallet posts the job; one signed header (valid 5 minutes) is printed. */
+function devPoster(job: string, ctx: RunContext): string {
+  const wallet = generateWallet();
+  const { header } = createAuthHeader(createSigner(wallet.secretKey), 'node-api');
+  process.stderr.write(`poster ${wallet.address}; try:\n  curl -H 'Authorization: ${header}' ${ctx.agent.api.url}/job/${job}/ops\n`);
+  return wallet.address;
+}
+
+runMain('node-agent', async () => {
+  const { values } = parseArgs({ options: { run: { type: 'string' }, poster: { type: 'string' }, duration: { type: 'string' } } });
+  const config = loadConfig();
+  const logger = createLogger({ service: 'node-agent', level: config.LOG_LEVEL });
+  const source = new LocalJobSource();
+  const agent = await NodeAgent.start(config, logger, { source, reporter: new LogReporter(logger) });
+  if (!values.run) {
+    onShutdown(logger, () => agent.close());
+    return;
+  }
+  const job = await submitFile(values.run, { values, config, logger, source, agent });
+  onShutdown(logger, async () => {
+    await agent.executor.stopAndWait(job, 'interrupted (--run)');
+    await agent.close();
+  });
+  const summary = await agent.executor.whenEnded(job);
+  await agent.close();
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+  process.exit(summary.state === 'completed' ? 0 : 1);
+});

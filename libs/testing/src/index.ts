@@ -17,3 +17,5 @@ export type { CapturedLogs } from './logs';
 export { launchServices } from './stack/launch';
 export type { LaunchOptions, LaunchedStack } from './stack/launch';
 export { STACK_SERVICES } from './stack/services';
+export { BUSYBOX_IMAGE, ensureBusyboxImage, imageExists } from './images/busybox';
+export { startRegistry, type TestRegistry } from './images/registry';

@@ -1,0 +1,75 @@
+import type { Logger } from 'pino';
+import { listen, type RunningServer } from '@ocg/http';
+import { buildNodeApi } from './api/app';
+import { containerMemoryBytes, type AgentConfig } from './config';
+import { assertEngine, createDocker, type Docker } from './docker/client';
+import { detectGpus } from './docker/gpu';
+import { Executor } from './executor/executor';
+import { createIngress, type Ingress } from './ingress/server';
+import type { JobSource, Reporter } from './seam';
+
+export interface AgentParts {
+  source: JobSource;
+  reporter: Reporter;
+  /** Defaults to the engine at DOCKER_SOCKET. */
+  docker?: Docker;
+}
+
+/**
+ * The node agent: the executor, the node API and the port ingress on their
+ * own ports, fed by a job source. Closing it leaves jobs running: a new agent
+ * adopts them.
+ */
+export class NodeAgent {
+  private constructor(
+    readonly executor: Executor,
+    readonly api: RunningServer,
+    readonly ingress: RunningServer,
+    readonly adopted: string[],
+    private readonly parts: { source: JobSource; proxy: Ingress },
+  ) {}
+
+  static async start(config: AgentConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
+    const docker = parts.docker ?? createDocker(config.DOCKER_SOCKET);
+    await assertEngine(docker, config.DOCKER_SOCKET);
+    const gpus = await detectGpus(docker, config.NODE_GPUS);
+    const executor = new Executor({
+      docker,
+      logger,
+      reporter: parts.reporter,
+      node: config.NODE_ID,
+      nodeAddress: config.NODE_ADDRESS ?? config.NODE_ID,
+      domain: config.NODE_DOMAIN,
+      gpus,
+      limits: { memoryBytes: containerMemoryBytes(config), pidsLimit: config.CONTAINER_PIDS_LIMIT },
+      health: {
+        startupIntervalMs: config.HEALTH_STARTUP_INTERVAL_MS,
+        continuousIntervalMs: config.HEALTH_CONTINUOUS_INTERVAL_MS,
+        timeoutMs: config.HEALTH_TIMEOUT_MS,
+        failuresToOffline: config.HEALTH_FAILURES_TO_OFFLINE,
+      },
+      logLimits: { lines: config.LOG_MAX_LINES, bytes: config.LOG_MAX_BYTES },
+      pullTimeoutMs: config.PULL_TIMEOUT_SECONDS * 1000,
+      stopGraceSeconds: config.STOP_GRACE_SECONDS,
+      reportTimeoutMs: config.REPORT_TIMEOUT_MS,
+      retentionMs: config.FINISHED_JOB_RETENTION_SECONDS * 1000,
+    });
+    const adopted = await executor.start();
+    const app = buildNodeApi({ executor, docker, logger, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });
+    const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
+    const api = await listen(app, { host: config.HOST, port: config.API_PORT });
+    const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });
+    ingress.server.on('upgrade', proxy.upgrade);
+    await parts.source.start(executor);
+    logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
+    return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy });
+  }
+
+  /** Stops serving and watching; containers keep running for the next agent. */
+  async close(): Promise<void> {
+    await this.parts.source.close();
+    this.parts.proxy.close();
+    await Promise.all([this.api.close(), this.ingress.close()]);
+    await this.executor.close();
+  }
+}

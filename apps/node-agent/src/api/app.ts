@@ -1,0 +1,22 @@
+import type { Express } from 'express';
+import type Docker from 'dockerode';
+import type { Logger } from 'pino';
+import { createApp, healthRoutes, installErrorHandling } from '@ocg/http';
+import type { Executor } from '../executor/executor';
+import { nodeApiRoutes } from './routes';
+
+export interface NodeApiOptions {
+  executor: Executor;
+  docker: Docker;
+  logger: Logger;
+  authMaxAgeSeconds: number;
+}
+
+/** The node API: health, then the job routes, then the one error shape. */
+export function buildNodeApi(opts: NodeApiOptions): Express {
+  const app = createApp({ service: 'node-agent', logger: opts.logger });
+  app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()) }));
+  app.use(nodeApiRoutes(opts.executor, opts.authMaxAgeSeconds));
+  installErrorHandling(app, opts.logger);
+  return app;
+}

@@ -1,0 +1,64 @@
+import os from 'node:os';
+import { z } from 'zod';
+import { env, parseConfig } from '@ocg/http';
+
+const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const flag = (fallback: 'true' | 'false') =>
+  z
+    .enum(['true', 'false'])
+    .default(fallback)
+    .transform((v) => v === 'true');
+
+/** Docker names allow these; the node id goes into labels and object names. */
+const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+const defaultNodeId = (): string => os.hostname().replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'node';
+
+const schema = z.object({
+  HOST: env.host(),
+  /** The node API (job control, logs, results). */
+  API_PORT: env.port(8090),
+  /** Port ingress: HTTP and WebSocket for the jobs' exposed ports, routed by Host. */
+  INGRESS_PORT: env.port(8091),
+  LOG_LEVEL: env.logLevel(),
+  DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),
+  /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. */
+  NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').default(defaultNodeId),
+  /** The node's wallet address: `%%global.node%%`, and the ingress serves the node API at `<address>.<domain>`. */
+  NODE_ADDRESS: z.string().min(1).optional(),
+  /** Public domain of this node: `%%global.host%%` is `<job>.<domain>`. */
+  NODE_DOMAIN: z.string().min(1).default('localhost'),
+  /** `auto` asks Docker whether the nvidia runtime is installed. */
+  NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Per container; absent: 90% of this machine's memory. */
+  CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
+  CONTAINER_PIDS_LIMIT: count(4096),
+  /** SIGTERM, then this long before SIGKILL. */
+  STOP_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+  PULL_TIMEOUT_SECONDS: count(1800),
+  /** Startup checks ramp up from 25 ms to this interval. */
+  HEALTH_STARTUP_INTERVAL_MS: count(1500),
+  HEALTH_CONTINUOUS_INTERVAL_MS: count(5000),
+  HEALTH_TIMEOUT_MS: count(3000),
+  /** Consecutive continuous-check failures before an endpoint goes OFFLINE. */
+  HEALTH_FAILURES_TO_OFFLINE: count(2),
+  LOG_MAX_LINES: count(10_000),
+  LOG_MAX_BYTES: count(2 * 1024 * 1024),
+  /** Duration of a job run with `--run` (the control plane sends its own). */
+  JOB_DURATION_SECONDS: count(7200),
+  /** How long an ended job's final state stays readable through the node API. */
+  FINISHED_JOB_RETENTION_SECONDS: count(600),
+  /** How long the end-of-job report may take before cleanup goes ahead anyway. */
+  REPORT_TIMEOUT_MS: count(10_000),
+  AUTH_MAX_AGE_SECONDS: count(300),
+  /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
+  INGRESS_TRUST_FORWARDED_HOST: flag('false'),
+});
+
+export type AgentConfig = z.infer<typeof schema>;
+
+/** The only place node-agent reads process.env. */
+export const loadConfig = (e: NodeJS.ProcessEnv = process.env): AgentConfig => parseConfig(schema, e);
+
+/** The memory limit in bytes: the configured one, else 90% of this machine's memory. */
+export const containerMemoryBytes = (config: AgentConfig): number =>
+  config.CONTAINER_MEMORY_MB ? config.CONTAINER_MEMORY_MB * 1024 * 1024 : Math.floor(os.totalmem() * 0.9);

@@ -1,0 +1,72 @@
+import type { ContainerCreateOptions, HostConfig } from 'dockerode';
+import type { NormalizedRestartPolicy, NormalizedRunOp } from '@ocg/job-definition';
+import { names, opLabels } from './labels';
+
+export interface Limits {
+  memoryBytes: number;
+  pidsLimit: number;
+}
+
+export interface ContainerSpecInput {
+  node: string;
+  job: string;
+  /** With every literal resolved. */
+  op: NormalizedRunOp;
+  /** The op's stage name (its group, or its own stage). */
+  group: string;
+  attempt: number;
+  network: string;
+  limits: Limits;
+}
+
+/**
+ * Docker's default set minus what a job should not need: NET_RAW (raw
+ * sockets: spoofing on the job network), MKNOD, SYS_CHROOT, SETPCAP,
+ * SETFCAP and AUDIT_WRITE.
+ */
+export const KEPT_CAPABILITIES = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'NET_BIND_SERVICE'];
+
+/** Bounded engine-side logs too: a chatty job must not fill the node's disk. */
+const LOG_CONFIG = { Type: 'json-file', Config: { 'max-size': '20m', 'max-file': '3' } };
+
+export function containerSpec(input: ContainerSpecInput): ContainerCreateOptions {
+  const { op, job, network } = input;
+  const args = op.args;
+  return {
+    name: names.container(job, op.id, input.attempt),
+    Image: args.image,
+    Cmd: args.cmd ?? undefined,
+    Entrypoint: args.entrypoint ?? undefined,
+    Env: Object.entries(args.env).map(([k, v]) => `${k}=${v}`),
+    WorkingDir: args.work_dir ?? undefined,
+    Labels: opLabels(input.node, job, { id: op.id, group: input.group }, input.attempt),
+    HostConfig: hostConfig(input),
+    NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [op.id, ...args.aliases] } } },
+  };
+}
+
+function hostConfig({ op, job, network, limits }: ContainerSpecInput): HostConfig {
+  const config: HostConfig = {
+    NetworkMode: network,
+    RestartPolicy: restartPolicy(op.args.restart_policy),
+    Mounts: op.args.volumes.map((v) => ({ Type: 'volume' as const, Source: names.volume(job, v.name), Target: v.dest })),
+    // Hardening: no privilege gain, few capabilities, bounded pids and memory (no swap on top).
+    SecurityOpt: ['no-new-privileges'],
+    CapDrop: ['ALL'],
+    CapAdd: KEPT_CAPABILITIES,
+    PidsLimit: limits.pidsLimit,
+    Memory: limits.memoryBytes,
+    MemorySwap: limits.memoryBytes,
+    Privileged: false,
+    // An init as PID 1 forwards SIGTERM and reaps zombies (busybox httpd as PID 1 ignores SIGTERM).
+    Init: true,
+    LogConfig: LOG_CONFIG,
+  };
+  if (op.args.gpu) config.DeviceRequests = [{ Driver: 'nvidia', Count: -1, Capabilities: [['gpu']] }];
+  return config;
+}
+
+export function restartPolicy(policy: NormalizedRestartPolicy): { Name: string; MaximumRetryCount?: number } {
+  if (policy.policy === 'on-failure') return { Name: 'on-failure', MaximumRetryCount: policy.maxRetries ?? 0 };
+  return { Name: policy.policy };
+}

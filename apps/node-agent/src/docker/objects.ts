@@ -1,0 +1,72 @@
+/** The job's network and volumes, and removing everything a job made. */
+import { randomBytes } from 'node:crypto';
+import type Docker from 'dockerode';
+import { engineMessage, statusOf } from './client';
+import { LABEL, jobLabels, labelFilter, names } from './labels';
+
+export interface JobNetworkLabels {
+  poster: string;
+  deadline: number;
+  startedAt: number;
+  /** encodeBlob of the normalized definition. */
+  definition: string;
+}
+
+/** Creates the job's bridge network, or returns the existing one (run is idempotent). */
+export async function ensureJobNetwork(docker: Docker, node: string, job: string, meta: JobNetworkLabels): Promise<string> {
+  const name = names.network(job);
+  const labels = {
+    ...jobLabels(node, job, 'job-network'),
+    [LABEL.poster]: meta.poster,
+    [LABEL.deadline]: String(meta.deadline),
+    [LABEL.startedAt]: String(meta.startedAt),
+    [LABEL.definition]: meta.definition,
+  };
+  try {
+    await docker.createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true });
+  } catch (err) {
+    if (statusOf(err) !== 409) throw new Error(`could not create the job network: ${engineMessage(err)}`);
+  }
+  return name;
+}
+
+/** Idempotent: Docker returns the existing volume of that name. */
+export async function ensureVolume(docker: Docker, node: string, job: string, name: string): Promise<string> {
+  const volume = names.volume(job, name);
+  await docker.createVolume({ Name: volume, Labels: jobLabels(node, job, 'job-volume') });
+  return volume;
+}
+
+/**
+ * Notes are empty volumes whose labels record what the agent decided and the
+ * engine cannot show (a user stop, a new deadline, the job's end): labels are
+ * immutable, so each decision is a new object, removed with the job.
+ */
+export async function writeNote(docker: Docker, node: string, job: string, note: object): Promise<void> {
+  const labels = { ...jobLabels(node, job, 'note'), [LABEL.note]: JSON.stringify(note) };
+  await docker.createVolume({ Name: names.note(job, randomBytes(6).toString('hex')), Labels: labels });
+}
+
+export async function readNotes<T>(docker: Docker, node: string, job: string): Promise<T[]> {
+  const { Volumes } = await docker.listVolumes({ filters: labelFilter(node, { [LABEL.job]: job, [LABEL.kind]: 'note' }) });
+  return (Volumes ?? []).map((v) => JSON.parse(v.Labels[LABEL.note] ?? '{}') as T);
+}
+
+/** Removes every container, volume and network of the job: what a restart or a crash left too. */
+export async function removeJobObjects(docker: Docker, node: string, job: string): Promise<void> {
+  const filters = labelFilter(node, { [LABEL.job]: job });
+  const containers = await docker.listContainers({ all: true, filters });
+  await Promise.all(containers.map((c) => ignoreMissing(docker.getContainer(c.Id).remove({ force: true, v: true }))));
+  const { Volumes } = await docker.listVolumes({ filters });
+  await Promise.all((Volumes ?? []).map((v) => ignoreMissing(docker.getVolume(v.Name).remove())));
+  const networks = await docker.listNetworks({ filters });
+  await Promise.all(networks.map((n) => ignoreMissing(docker.getNetwork(n.Id).remove())));
+}
+
+export async function ignoreMissing(work: Promise<unknown>): Promise<void> {
+  try {
+    await work;
+  } catch (err) {
+    if (statusOf(err) !== 404) throw err;
+  }
+}

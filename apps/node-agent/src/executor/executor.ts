@@ -1,0 +1,213 @@
+import type Docker from 'dockerode';
+import type { Logger } from 'pino';
+import type { JobSink, Reporter } from '../seam';
+import { EngineEvents, type ContainerEvent } from '../docker/events';
+import type { Limits } from '../docker/container-spec';
+import type { HealthTiming } from '../health/port-monitor';
+import { conflict, notFound } from './errors';
+import * as control from './job-control';
+import { JobRunner } from './job-runner';
+import { findEndpoint, jobResults, jobStatus, opStatus } from './job-view';
+import type { LogBuffer } from './log-buffer';
+import type { OpRunner } from './op-runner';
+import { findJobs } from './restore';
+import type { JobAssignment, JobResults, JobStatus, JobSummary, OpStatus } from './types';
+
+export interface ExecutorOptions {
+  docker: Docker;
+  logger: Logger;
+  reporter: Reporter;
+  /** Scopes the engine objects this executor owns. */
+  node: string;
+  /** `%%global.node%%` */
+  nodeAddress: string;
+  domain: string;
+  gpus: boolean;
+  limits: Limits;
+  health: HealthTiming;
+  logLimits: { lines: number; bytes: number };
+  pullTimeoutMs: number;
+  stopGraceSeconds: number;
+  reportTimeoutMs: number;
+  /** How long an ended job stays readable. */
+  retentionMs: number;
+}
+
+/** Where the ingress sends a request: a container address, or why not. */
+export type IngressTarget = { kind: 'proxy'; host: string; port: number } | { kind: 'not-found' } | { kind: 'unavailable' };
+
+/**
+ * Runs normalized job definitions in Docker: the public face of the node's
+ * runtime, used by the node API, the ingress and the job source.
+ */
+export class Executor implements JobSink {
+  private readonly jobs = new Map<string, JobRunner>();
+  /** Ended jobs, readable for a while; keyed like `jobs` by the lowercase address. */
+  private readonly finished = new Map<string, JobRunner>();
+  private readonly events: EngineEvents;
+  private closed = false;
+
+  constructor(private readonly opts: ExecutorOptions) {
+    this.events = new EngineEvents(opts.docker, opts.node, opts.logger, (e) => this.onEvent(e), () => this.resync());
+  }
+
+  /** Subscribes to engine events, then adopts the jobs a previous agent left running. Returns their addresses. */
+  async start(): Promise<string[]> {
+    await this.events.start();
+    const { jobs, unreadable } = await findJobs(this.opts.docker, this.opts.node);
+    for (const network of unreadable) this.opts.logger.error({ network }, 'a job network without a readable definition: left as it is');
+    for (const restored of jobs) {
+      const runner = this.runner(restored.assignment, restored.startedAt);
+      await runner.adopt(restored);
+      this.opts.logger.info({ job: runner.job, ended: restored.ended !== undefined }, 'adopted a running job');
+    }
+    return jobs.map((r) => r.assignment.job);
+  }
+
+  async run(assignment: JobAssignment): Promise<void> {
+    const key = assignment.job.toLowerCase();
+    if (this.jobs.has(key)) return;
+    if (this.finished.has(key)) throw conflict(`job ${assignment.job} already ran on this node`);
+    const runner = this.runner(assignment, Date.now());
+    try {
+      await runner.begin();
+    } catch (err) {
+      await runner.end('failed', (err as Error).message);
+      throw err;
+    }
+  }
+
+  async stop(job: string, reason: string): Promise<void> {
+    await this.live(job).end('stopped', reason);
+  }
+
+  /** Stops and waits for the summary (what `--run` and tests read). */
+  async stopAndWait(job: string, reason: string): Promise<JobSummary> {
+    return this.live(job).end('stopped', reason);
+  }
+
+  /** Resolves with the summary once the job ended and its objects are removed. */
+  whenEnded(job: string): Promise<JobSummary> {
+    return this.known(job).whenEnded();
+  }
+
+  async extend(job: string, deadline: number): Promise<void> {
+    await this.live(job).extend(deadline);
+  }
+
+  running(): string[] {
+    return [...this.jobs.values()].map((r) => r.job);
+  }
+
+  /** The job, running or recently ended; lookup ignores case, as host names do. */
+  find(job: string): JobRunner | undefined {
+    const key = job.toLowerCase();
+    return this.jobs.get(key) ?? this.finished.get(key);
+  }
+
+  poster(job: string): string | undefined {
+    return this.find(job)?.poster;
+  }
+
+  status(job: string): JobStatus {
+    return jobStatus(this.known(job), this.opts.domain);
+  }
+
+  results(job: string): JobResults {
+    return jobResults(this.known(job));
+  }
+
+  logs(job: string, opId: string): LogBuffer {
+    const runner = this.known(job);
+    const op = runner.op(opId);
+    if (!op) throw notFound(`job ${runner.job} has no op ${opId}`);
+    return op.logs;
+  }
+
+  stopOp = (job: string, group: string, op: string) => this.control(job, (r) => control.stopOp(r, group, op));
+  restartOp = (job: string, group: string, op: string) => this.control(job, (r) => control.restartOp(r, group, op));
+  stopGroup = (job: string, group: string) => this.control(job, (r) => control.stopGroup(r, group));
+  restartGroup = (job: string, group: string) => this.control(job, (r) => control.restartGroup(r, group));
+
+  /** For the ingress: `rest` is what follows the job address in the host's first label, split on `-`. */
+  ingressTarget(job: string, rest: string[]): IngressTarget {
+    const runner = this.jobs.get(job.toLowerCase());
+    const found = runner && findEndpoint(runner, rest);
+    if (!found || found.op.terminal || !found.op.ip) return { kind: 'not-found' };
+    const monitor = found.op.monitors.find((m) => m.port === found.port);
+    if (!monitor?.ready) return { kind: 'not-found' };
+    if (!monitor.online) return { kind: 'unavailable' };
+    return { kind: 'proxy', host: found.op.ip, port: found.port };
+  }
+
+  /** The agent stops; jobs keep running in the engine for the next agent to adopt. */
+  async close(): Promise<void> {
+    this.closed = true;
+    this.events.close();
+    for (const runner of this.jobs.values()) runner.detach();
+    this.jobs.clear();
+    this.finished.clear();
+  }
+
+  private async control(job: string, action: (runner: JobRunner) => Promise<OpRunner[]>): Promise<OpStatus[]> {
+    const runner = this.known(job);
+    if (runner.ended) throw conflict(`job ${runner.job} has ended (${runner.state})`);
+    const ops = await action(runner);
+    return ops.map((op) => opStatus(runner, op, this.opts.domain));
+  }
+
+  private runner(assignment: JobAssignment, startedAt: number): JobRunner {
+    const o = this.opts;
+    const runner = new JobRunner(assignment, startedAt, {
+      docker: o.docker,
+      node: o.node,
+      nodeAddress: o.nodeAddress,
+      domain: o.domain,
+      reporter: o.reporter,
+      logger: o.logger,
+      reportTimeoutMs: o.reportTimeoutMs,
+      opContext: {
+        docker: o.docker,
+        node: o.node,
+        limits: o.limits,
+        gpus: o.gpus,
+        pullTimeoutMs: o.pullTimeoutMs,
+        stopGraceSeconds: o.stopGraceSeconds,
+        health: o.health,
+        logLimits: o.logLimits,
+      },
+      onEnded: (r) => this.onEnded(r),
+    });
+    this.jobs.set(assignment.job.toLowerCase(), runner);
+    return runner;
+  }
+
+  private onEnded(runner: JobRunner): void {
+    const key = runner.job.toLowerCase();
+    if (this.jobs.get(key) !== runner || this.closed) return;
+    this.jobs.delete(key);
+    this.finished.set(key, runner);
+    setTimeout(() => this.finished.get(key) === runner && this.finished.delete(key), this.opts.retentionMs).unref();
+  }
+
+  private onEvent(e: ContainerEvent): void {
+    this.jobs.get(e.job.toLowerCase())?.op(e.op)?.onEngineEvent(e.id);
+  }
+
+  /** Events were lost while the stream reconnected: re-read every op. */
+  private resync(): void {
+    for (const runner of this.jobs.values()) for (const op of runner.ops) if (op.containerId) op.onEngineEvent(op.containerId);
+  }
+
+  private live(job: string): JobRunner {
+    const runner = this.jobs.get(job.toLowerCase());
+    if (!runner) throw notFound(`job ${job} is not running on this node`);
+    return runner;
+  }
+
+  private known(job: string): JobRunner {
+    const runner = this.find(job);
+    if (!runner) throw notFound(`job ${job} is not running on this node`);
+    return runner;
+  }
+}

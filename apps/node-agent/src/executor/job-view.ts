@@ -1,0 +1,117 @@
+/** Read-only views of a running job: statuses, endpoints and their host names, results. */
+import type { Reporter } from '../seam';
+import type { JobRunner } from './job-runner';
+import type { OpRunner } from './op-runner';
+import type { OpPort } from './op-container';
+import type { EndpointStatus, JobResults, JobStatus, OpStatus } from './types';
+
+const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
+
+export function jobStatus(runner: JobRunner, domain: string): JobStatus {
+  return {
+    job: runner.job,
+    state: runner.state,
+    reason: runner.reason,
+    startedAt: new Date(runner.startedAt).toISOString(),
+    deadline: new Date(runner.deadline).toISOString(),
+    endedAt: iso(runner.endedAt),
+    currentStage: runner.endedAt ? null : runner.plan.stages[runner.reached].name,
+    ops: runner.ops.map((op) => opStatus(runner, op, domain)),
+  };
+}
+
+export function opStatus(runner: JobRunner, op: OpRunner, domain: string): OpStatus {
+  return {
+    id: op.id,
+    group: op.group,
+    stage: op.plan.stage,
+    opIndex: op.plan.opIndex,
+    type: op.def.type,
+    state: op.state,
+    exitCode: op.exitCode,
+    reason: op.reason,
+    restarts: op.restarts,
+    startedAt: iso(op.startedAt),
+    endedAt: iso(op.endedAt),
+    endpoints: publicPorts(op).map((p) => endpointStatus(runner, op, p, domain)),
+  };
+}
+
+function endpointStatus(runner: JobRunner, op: OpRunner, port: OpPort, domain: string): EndpointStatus {
+  const monitor = op.monitors.find((m) => m.port === port.port);
+  const host = endpointHost(runner, op, port.port);
+  const live = !op.terminal && monitor !== undefined;
+  return { port: port.port, type: port.type, host, url: `https://${host}.${domain}`, status: live && monitor.online ? 'ONLINE' : 'OFFLINE', ready: live && monitor.ready };
+}
+
+/** Ports reachable through the ingress: type `none` is health-checked but never public. */
+export function publicPorts(op: OpRunner): OpPort[] {
+  return op.ports.filter((p) => p.type !== 'none');
+}
+
+/** `<job>-<port>`, or `<job>-<opIndex>-<port>` when another op exposes the same port. */
+export function endpointHost(runner: JobRunner, op: OpRunner, port: number): string {
+  const shared = runner.ops.filter((o) => publicPorts(o).some((p) => p.port === port)).length > 1;
+  return shared ? `${runner.job}-${op.plan.opIndex}-${port}` : `${runner.job}-${port}`;
+}
+
+/**
+ * The op and port a host's first label names, after the job address:
+ * nothing (the job's first exposed port), `<port>`, or `<opIndex>-<port>`.
+ */
+export function findEndpoint(runner: JobRunner, rest: string[]): { op: OpRunner; port: number } | undefined {
+  const numbers = rest.map((part) => (/^\d{1,5}$/.test(part) ? Number(part) : Number.NaN));
+  if (numbers.some(Number.isNaN) || numbers.length > 2) return undefined;
+  const exposing = (port: number) => runner.ops.find((o) => publicPorts(o).some((p) => p.port === port));
+  if (numbers.length === 0) {
+    const op = runner.ops.find((o) => publicPorts(o).length > 0);
+    return op ? { op, port: publicPorts(op)[0].port } : undefined;
+  }
+  if (numbers.length === 1) {
+    const op = exposing(numbers[0]);
+    return op ? { op, port: numbers[0] } : undefined;
+  }
+  const op = runner.ops[numbers[0]];
+  return op && publicPorts(op).some((p) => p.port === numbers[1]) ? { op, port: numbers[1] } : undefined;
+}
+
+export function jobResults(runner: JobRunner): JobResults {
+  return Object.fromEntries(runner.ops.map((op) => [op.id, op.results.snapshot()]));
+}
+
+/** Tells the reporter what changed since it last heard, op by op and endpoint by endpoint. */
+export class ChangeTracker {
+  private readonly ops = new Map<string, string>();
+  private readonly endpoints = new Map<string, string>();
+
+  constructor(
+    private readonly runner: JobRunner,
+    private readonly reporter: Reporter,
+    private readonly domain: string,
+  ) {}
+
+  report(): void {
+    for (const op of this.runner.ops) {
+      const status = opStatus(this.runner, op, this.domain);
+      const { endpoints, ...rest } = status;
+      if (this.changed(this.ops, op.id, rest)) this.safely(() => this.reporter.opChanged(this.runner.job, status));
+      for (const e of endpoints) if (this.changed(this.endpoints, `${op.id}:${e.port}`, e)) this.safely(() => this.reporter.endpointChanged(this.runner.job, op.id, e));
+    }
+  }
+
+  /** A reporter that throws must not stop the job's state machine. */
+  private safely(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // The reporter owns its errors (a control-plane reporter queues and retries).
+    }
+  }
+
+  private changed(seen: Map<string, string>, key: string, value: object): boolean {
+    const text = JSON.stringify(value);
+    if (seen.get(key) === text) return false;
+    seen.set(key, text);
+    return true;
+  }
+}

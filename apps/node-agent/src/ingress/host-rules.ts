@@ -1,0 +1,26 @@
+/**
+ * Ingress host rules (ARCHITECTURE.md, "The main flow"): the first label of
+ * the host names the target, case-insensitively, because DNS lowercases host
+ * names while base58 addresses are case-sensitive.
+ *   <job>                  the job's first exposed port
+ *   <job>-<port>           that port (the first op exposing it)
+ *   <job>-<opIndex>-<port> that op's port (when two ops expose the same port)
+ *   <node address>         the node API
+ */
+export type HostTarget = { kind: 'node-api' } | { kind: 'job'; job: string; rest: string[] } | { kind: 'none' };
+
+export function firstLabel(host: string | undefined): string | undefined {
+  if (!host) return undefined;
+  const name = host.trim().replace(/:\d+$/, '');
+  const label = name.split('.')[0];
+  return label ? label.toLowerCase() : undefined;
+}
+
+export function parseHost(host: string | undefined, nodeAddress: string | undefined): HostTarget {
+  const label = firstLabel(host);
+  if (!label) return { kind: 'none' };
+  if (nodeAddress && label === nodeAddress.toLowerCase()) return { kind: 'node-api' };
+  // Base58 has no '-', so the address is everything before the first one.
+  const [job, ...rest] = label.split('-');
+  return job ? { kind: 'job', job, rest } : { kind: 'none' };
+}

@@ -1,11 +1,68 @@
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { isWellFormedApiKey, parseMasterKey } from '@ocg/auth';
 import { parseConfig, serviceConfigShape } from '@ocg/http';
 
-const schema = z.object({
-  ...serviceConfigShape(8081),
-});
+// Development only: a fixed, public key so `npm run stack` keeps its data across
+// restarts without setup. Production refuses to start without MASTER_KEY.
+const DEVELOPMENT_MASTER_KEY = createHash('sha256').update('ocg development master key: never use in production').digest();
+
+const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const schema = z
+  .object({
+    ...serviceConfigShape(8081),
+    NODE_ENV: z.string().optional(),
+    /** 32 bytes, 64 hex characters or base64: seals wallet seeds and API key text (AES-256-GCM). */
+    MASTER_KEY: optionalText(),
+    /** An API key (`ocg_…`) ensured at start for the operator user, holding every scope. */
+    ADMIN_API_KEY: optionalText().refine((key) => key === undefined || isWellFormedApiKey(key), 'is not a well-formed API key (ocg_ + 50 base58 characters with a valid checksum)'),
+    ADMIN_EMAIL: z.string().min(3).default('admin@localhost'),
+    /** Service-to-service credential, header x-ocg-internal-token (the gateway never forwards it). */
+    INTERNAL_TOKEN: optionalText().refine((t) => t === undefined || t.length >= 16, 'must be at least 16 characters'),
+    OAUTH_ISSUER: optionalText(),
+    OAUTH_AUDIENCE: optionalText(),
+    OAUTH_JWKS_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
+    /** Inline JWKS JSON, instead of OAUTH_JWKS_URL. */
+    OAUTH_JWKS: optionalText(),
+    SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),
+    RATE_LIMIT_VALIDATE_PER_MINUTE: positiveInt(600),
+    RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt(10),
+    API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+  })
+  .superRefine((c, ctx) => {
+    if (c.MASTER_KEY !== undefined) {
+      try {
+        parseMasterKey(c.MASTER_KEY);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: (err as Error).message });
+      }
+    } else if (c.NODE_ENV === 'production') {
+      ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: 'is required in production' });
+    }
+    const oauth = [c.OAUTH_ISSUER, c.OAUTH_AUDIENCE, c.OAUTH_JWKS_URL ?? c.OAUTH_JWKS];
+    if (oauth.some((v) => v !== undefined) && oauth.some((v) => v === undefined)) {
+      const missing = c.OAUTH_ISSUER === undefined ? 'OAUTH_ISSUER' : c.OAUTH_AUDIENCE === undefined ? 'OAUTH_AUDIENCE' : 'OAUTH_JWKS_URL';
+      ctx.addIssue({ code: 'custom', path: [missing], message: 'OAUTH_ISSUER, OAUTH_AUDIENCE and OAUTH_JWKS_URL (or OAUTH_JWKS) go together' });
+    }
+    if (c.OAUTH_JWKS !== undefined && !isJwks(c.OAUTH_JWKS)) ctx.addIssue({ code: 'custom', path: ['OAUTH_JWKS'], message: 'is not a JWKS ({"keys":[...]})' });
+  });
+
+function isJwks(text: string): boolean {
+  try {
+    return Array.isArray((JSON.parse(text) as { keys?: unknown }).keys);
+  } catch {
+    return false;
+  }
+}
 
 export type ClientManagerConfig = z.infer<typeof schema>;
 
 /** The only place client-manager reads process.env. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): ClientManagerConfig => parseConfig(schema, env);
+
+/** The master key as bytes; the development key when MASTER_KEY is unset (never in production: loadConfig refuses). */
+export function masterKeyOf(config: Pick<ClientManagerConfig, 'MASTER_KEY'>): Buffer {
+  return config.MASTER_KEY === undefined ? DEVELOPMENT_MASTER_KEY : parseMasterKey(config.MASTER_KEY);
+}

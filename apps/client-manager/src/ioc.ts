@@ -1,4 +1,9 @@
-import { ControllerRegistry } from '@ocg/http';
+import type { Request } from 'express';
+import type { ControllerRegistry } from '@ocg/http';
 
-/** tsoa's iocModule: main.ts registers the controller instances it builds. */
-export const iocContainer = new ControllerRegistry();
+/**
+ * tsoa's iocModule, as a factory: each app carries its own controllers in
+ * app.locals (buildApp puts them there), so tests can run several apps with
+ * different settings in one process.
+ */
+export const iocContainer = (req: Request): ControllerRegistry => req.app.locals.controllers as ControllerRegistry;

@@ -3,17 +3,20 @@ import { runService } from '@ocg/http';
 import { createDataSource } from '@ocg/db';
 import { createRedis } from '@ocg/redis';
 import { loadConfig } from './config';
-import { buildApp } from './app';
+import { buildApp, startServices } from './app';
+import { entities } from './entities';
 import { migrations } from './migrations';
 
 runService({
   name: 'client-manager',
   loadConfig,
   async start(config, logger) {
-    const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities: [], migrations });
-    const redis = createRedis(config.REDIS_URL, { name: 'client-manager' });
+    const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities, migrations, log: (level, msg) => logger[level]({ component: 'db' }, msg) });
+    const redis = createRedis(config.REDIS_URL, { name: 'client-manager', onError: (err) => logger.warn({ err: err.message }, 'redis') });
+    if (config.MASTER_KEY === undefined) logger.warn('MASTER_KEY is not set: sealing secrets with the public development key (refused when NODE_ENV=production)');
+    const deps = { logger, db, redis, config };
     return {
-      app: buildApp({ logger, db, redis }),
+      app: buildApp(deps, await startServices(deps)),
       stop: async () => {
         await db.destroy();
         redis.disconnect();

@@ -2,21 +2,57 @@ import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { buildServiceApp, type Logger } from '@ocg/http';
+import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
+import type { HostManagerConfig } from './config';
+import { RegisterRoutes } from './generated/routes';
+import { iocContainer } from './ioc';
+import { authentication } from './authentication';
+import { MarketsController } from './controllers/markets.controller';
+import { InternalMarketsController } from './controllers/internal-markets.controller';
+import { NodesController } from './controllers/nodes.controller';
+import { HeartbeatsController } from './controllers/heartbeats.controller';
+import { BenchmarksController } from './controllers/benchmarks.controller';
+import { BenchmarkTemplatesController } from './controllers/benchmark-templates.controller';
+import { MarketService } from './services/market.service';
+import { NodeService } from './services/node.service';
+import { NodePresence } from './services/presence';
+import { BenchmarkService } from './services/benchmark.service';
+import { BenchmarkStore } from './services/benchmark-store';
+import { TemplateApplyService } from './services/template-apply.service';
 
-export interface ServiceDeps {
+export type HostManagerSettings = Pick<
+  HostManagerConfig,
+  'INTERNAL_TOKEN' | 'NODE_PRESENCE_TTL_SECONDS' | 'NODE_LAST_SEEN_WRITE_SECONDS' | 'NODE_SIGNATURE_MAX_AGE_SECONDS' | 'BENCHMARK_APPLY_LOCK_TIMEOUT_MS'
+>;
+
+export interface HostManagerDeps {
   logger: Logger;
   db: DataSource;
   redis: Redis;
+  /** Answers for API keys: client-manager in production (remoteKeyValidator). */
+  keys: KeyValidator;
+  settings: HostManagerSettings;
 }
 
 /** The composition of host-manager's objects; main.ts and tests both call it. */
-export function buildApp({ logger, db, redis }: ServiceDeps): express.Express {
+export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps): express.Express {
+  authentication.use(createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS }));
+  const markets = new MarketService(db);
+  const presence = new NodePresence(redis, settings.NODE_PRESENCE_TTL_SECONDS, settings.NODE_LAST_SEEN_WRITE_SECONDS, logger);
+  const nodes = new NodeService(db, markets, presence);
+  iocContainer
+    .register(MarketsController, new MarketsController(markets))
+    .register(InternalMarketsController, new InternalMarketsController(markets))
+    .register(NodesController, new NodesController(nodes))
+    .register(HeartbeatsController, new HeartbeatsController(nodes))
+    .register(BenchmarksController, new BenchmarksController(new BenchmarkService(db)))
+    .register(BenchmarkTemplatesController, new BenchmarkTemplatesController(new TemplateApplyService(db, new BenchmarkStore(), settings.BENCHMARK_APPLY_LOCK_TIMEOUT_MS)));
   return buildServiceApp({
     service: 'host-manager',
     logger,
     checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
-    register: () => undefined,
+    register: RegisterRoutes,
   });
 }

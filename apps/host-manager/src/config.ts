@@ -1,8 +1,25 @@
 import { z } from 'zod';
 import { parseConfig, serviceConfigShape } from '@ocg/http';
 
+const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
 const schema = z.object({
   ...serviceConfigShape(8082),
+  /** Validates API keys (POST /auth/validate-api-key). */
+  CLIENT_MANAGER_URL: z.url().default('http://127.0.0.1:8081'),
+  /** Service-to-service credential (header x-ocg-internal-token). Unset: internal routes refuse every call. */
+  INTERNAL_TOKEN: optionalText().refine((t) => t === undefined || t.length >= 16, 'must be at least 16 characters'),
+  /** How long an API key's validation is reused; invalidations from client-manager drop it sooner. */
+  API_KEY_CACHE_TTL_MS: positiveInt(10_000),
+  /** A node without a heartbeat for this long is OFFLINE. */
+  NODE_PRESENCE_TTL_SECONDS: positiveInt(30),
+  /** lastSeenAt is written to Postgres at most this often per node. */
+  NODE_LAST_SEEN_WRITE_SECONDS: positiveInt(60),
+  /** How old a node's signed request may be. */
+  NODE_SIGNATURE_MAX_AGE_SECONDS: positiveInt(300),
+  /** How long an apply waits for another apply to finish before answering 409. */
+  BENCHMARK_APPLY_LOCK_TIMEOUT_MS: positiveInt(30_000),
 });
 
 export type HostManagerConfig = z.infer<typeof schema>;

@@ -148,6 +148,12 @@ function securitySchemes(): Json {
   const scopes = Object.fromEntries(SCOPE_CATALOG.filter((s) => s.oauthGrantable).map((s) => [s.scope, s.description]));
   return {
     bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'API key', description: 'An API key: `Authorization: Bearer <key>`.' },
+    nodeSignature: {
+      type: 'apiKey',
+      in: 'header',
+      name: 'authorization',
+      description: 'A request signed by a registered node key: `x-ocg-node: <node address>` and `authorization: <message>:<signature>:<unix ms>` over the method, path and body digest.',
+    },
     serviceOAuth: {
       type: 'oauth2',
       description: 'An OAuth 2.0 access token (RFC 9068 JWT) from the configured issuer, carrying the scope.',

@@ -93,9 +93,9 @@ describe('the committed document', () => {
     expect(openApiDocument.openapi).toBe('3.1.0');
   });
 
-  it('declares bearerAuth and serviceOAuth and gives every operation an x-service and a tag', () => {
+  it('declares bearerAuth, serviceOAuth and nodeSignature and gives every operation an x-service and a tag', () => {
     const doc = openApiDocument as any;
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'serviceOAuth']);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['bearerAuth', 'nodeSignature', 'serviceOAuth']);
     for (const item of Object.values<any>(doc.paths)) {
       for (const operation of Object.values<any>(item)) {
         expect(typeof operation['x-service']).toBe('string');

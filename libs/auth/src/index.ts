@@ -20,3 +20,4 @@ export {
   verifyAuthHeader,
 } from './auth-header';
 export { isRandomId, randomId, safeEqual } from './ids';
+export * from './service';

@@ -1,2 +1,5 @@
+import { Identity1760000000000 } from './1760000000000-identity';
+import { Credits1760000000001 } from './1760000000001-credits';
+
 /** Every migration of client-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [];
+export const migrations: (new () => unknown)[] = [Identity1760000000000, Credits1760000000001];

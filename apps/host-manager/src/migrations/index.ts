@@ -1,2 +1,5 @@
+import { MarketsAndNodes1760100000000 } from './1760100000000-markets-and-nodes';
+import { Benchmarks1760100000001 } from './1760100000001-benchmarks';
+
 /** Every migration of host-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [];
+export const migrations = [MarketsAndNodes1760100000000, Benchmarks1760100000001];

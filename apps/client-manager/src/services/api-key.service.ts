@@ -1,0 +1,138 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import { apiKeyLookupHash, generateApiKey, isRandomId, randomId } from '@ocg/auth';
+import {
+  ErrorCodes,
+  USER_SCOPES,
+  type ApiKeyRecord,
+  type CreateApiKeyRequest,
+  type CreateApiKeyResponse,
+  type DeleteApiKeyResponse,
+  type ListApiKeysResponse,
+  type UpdateApiKeyRequest,
+} from '@ocg/contracts';
+import { HttpError, NotFoundError } from '@ocg/http';
+import { ApiKeyEntity, type ApiKeyRow } from '../entities';
+import type { Principal } from '../auth/principal';
+import type { ApiKeyCache } from './api-key-cache';
+import type { Clock } from './clock';
+import type { Secrets } from './secrets';
+import { toApiKeyRecord, toCreateResponse } from './records';
+
+export interface NewKey {
+  userId: string;
+  name: string;
+  scopes: readonly string[];
+  llmModels?: string[] | null;
+  /** Seconds from creation; none: never expires. */
+  expiresIn?: number;
+  system?: boolean;
+  /** A given key text (the bootstrap admin key); default a fresh one. */
+  text?: string;
+}
+
+/** A user's API keys. Another user's key id answers 404, never 403: ids do not leak. */
+export class ApiKeyService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly secrets: Secrets,
+    private readonly cache: ApiKeyCache,
+    private readonly clock: Clock,
+  ) {}
+
+  async create(caller: Principal, req: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
+    const scopes = req.scopes ?? [...caller.scopes];
+    assertHeldBy(caller, scopes);
+    const { row, text } = await this.mint(this.db.manager, { userId: caller.userId, name: req.name, scopes, llmModels: req.llmModels, expiresIn: req.expiresIn });
+    return toCreateResponse(row, text);
+  }
+
+  async list(caller: Principal): Promise<ListApiKeysResponse> {
+    const rows = await this.db.getRepository(ApiKeyEntity).find({ where: { userId: caller.userId }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return { keys: rows.map((row) => this.record(row)), total: rows.length };
+  }
+
+  async get(caller: Principal, id: string): Promise<ApiKeyRecord> {
+    return this.record(await this.owned(caller, id));
+  }
+
+  async update(caller: Principal, id: string, req: UpdateApiKeyRequest): Promise<ApiKeyRecord> {
+    const row = await this.owned(caller, id);
+    const changes: Partial<ApiKeyRow> = { updatedAt: new Date(this.clock()) };
+    if (req.name !== undefined) changes.name = req.name;
+    if (req.status !== undefined) changes.status = req.status;
+    if (req.llmModels !== undefined) changes.llmModels = req.llmModels;
+    await this.db.getRepository(ApiKeyEntity).update({ id: row.id }, changes);
+    await this.cache.invalidate(row.id, row.lookupHash);
+    return this.record({ ...row, ...changes });
+  }
+
+  async remove(caller: Principal, id: string): Promise<DeleteApiKeyResponse> {
+    const row = await this.owned(caller, id);
+    await this.db.getRepository(ApiKeyEntity).delete({ id: row.id, userId: caller.userId });
+    await this.cache.invalidate(row.id, row.lookupHash);
+    return { success: true };
+  }
+
+  /** Stores a new key: sealed text plus lookup hash. The text is returned once, to the caller. */
+  async mint(manager: EntityManager, spec: NewKey): Promise<{ row: ApiKeyRow; text: string }> {
+    const id = randomId('key');
+    const text = spec.text ?? generateApiKey();
+    const now = new Date(this.clock()); // one reading: expiresAt - createdAt is exactly expiresIn
+    const row: ApiKeyRow = {
+      id,
+      userId: spec.userId,
+      name: spec.name,
+      keySealed: this.secrets.sealApiKey(id, text),
+      lookupHash: apiKeyLookupHash(text),
+      status: 'active',
+      scopes: [...spec.scopes],
+      llmModels: spec.llmModels ?? null,
+      system: spec.system ?? false,
+      expiresAt: spec.expiresIn === undefined ? null : new Date(now.getTime() + spec.expiresIn * 1000),
+      lastUsedAt: null,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await manager.insert(ApiKeyEntity, row);
+    return { row, text };
+  }
+
+  /**
+   * The user's system key (session validation hands it to the dashboard),
+   * created on first use. A disabled or expired one is left as an ordinary key
+   * and a fresh one takes its place, so revoking it works and sessions go on.
+   */
+  async systemKeyFor(userId: string): Promise<string> {
+    const current = await this.db.getRepository(ApiKeyEntity).findOneBy({ userId, system: true });
+    if (current && this.usable(current)) return this.secrets.openApiKey(current.id, current.keySealed);
+    return this.db.transaction(async (m) => {
+      await m.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]); // one creator per user at a time
+      const row = await m.findOneBy(ApiKeyEntity, { userId, system: true });
+      if (row && this.usable(row)) return this.secrets.openApiKey(row.id, row.keySealed);
+      if (row) await m.update(ApiKeyEntity, { id: row.id }, { system: false });
+      return (await this.mint(m, { userId, name: 'system', scopes: USER_SCOPES, system: true })).text;
+    });
+  }
+
+  private usable(row: ApiKeyRow): boolean {
+    return row.status === 'active' && (row.expiresAt === null || row.expiresAt.getTime() > this.clock());
+  }
+
+  private async owned(caller: Principal, id: string): Promise<ApiKeyRow> {
+    const row = isRandomId('key', id) ? await this.db.getRepository(ApiKeyEntity).findOneBy({ id, userId: caller.userId }) : null;
+    if (!row) throw new NotFoundError(`No API key ${id}`);
+    return row;
+  }
+
+  private record(row: ApiKeyRow): ApiKeyRecord {
+    return toApiKeyRecord(row, this.secrets.openApiKey(row.id, row.keySealed));
+  }
+}
+
+/** A key may only carry scopes its creator holds; the first one missing is named. */
+function assertHeldBy(caller: Principal, scopes: readonly string[]): void {
+  const index = scopes.findIndex((scope) => !caller.scopes.includes(scope));
+  if (index < 0) return;
+  const message = `The calling credential does not hold the scope ${scopes[index]}; a new key may only hold scopes its creator holds`;
+  throw new HttpError(403, ErrorCodes.FORBIDDEN, message, [{ path: `/scopes/${index}`, message: 'is not held by the calling credential' }]);
+}

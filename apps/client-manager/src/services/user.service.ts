@@ -1,0 +1,91 @@
+import type { DataSource } from 'typeorm';
+import { apiKeyLookupHash, generateWallet, randomId } from '@ocg/auth';
+import { ALL_SCOPES, USER_SCOPES, type CreateUserRequest, type CreateUserResponse } from '@ocg/contracts';
+import { ConflictError, type Logger } from '@ocg/http';
+import { ApiKeyEntity, UserEntity, type UserRow } from '../entities';
+import type { ApiKeyCache } from './api-key-cache';
+import type { ApiKeyService } from './api-key.service';
+import type { Clock } from './clock';
+import type { Secrets } from './secrets';
+import { hashPassword } from './passwords';
+import { isUniqueViolation, toCreateResponse, toUserRecord } from './records';
+
+/** Users and their wallets. Creating a user is an operator's act (`users:manage`). */
+export class UserService {
+  constructor(
+    private readonly db: DataSource,
+    private readonly secrets: Secrets,
+    private readonly keys: ApiKeyService,
+    private readonly cache: ApiKeyCache,
+    private readonly clock: Clock,
+    private readonly logger: Logger,
+  ) {}
+
+  /** The user, a fresh wallet, and the user's first API key holding every user scope. */
+  async create(req: CreateUserRequest): Promise<CreateUserResponse> {
+    const passwordHash = req.password === undefined ? null : await hashPassword(req.password);
+    const user = this.newUser(req.email, req.name, passwordHash);
+    try {
+      return await this.db.transaction(async (m) => {
+        await m.insert(UserEntity, user);
+        const { row, text } = await this.keys.mint(m, { userId: user.id, name: 'default', scopes: USER_SCOPES });
+        return { user: toUserRecord(user), apiKey: toCreateResponse(row, text) };
+      });
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email_lower_key')) throw new ConflictError(`A user with email ${req.email} already exists`, [{ path: '/email', message: 'is taken' }]);
+      throw err;
+    }
+  }
+
+  async exists(userId: string): Promise<boolean> {
+    return this.db.getRepository(UserEntity).existsBy({ id: userId });
+  }
+
+  /**
+   * ADMIN_API_KEY: makes sure the operator user exists and holds exactly that
+   * key with every scope, so the first admin credential exists without a
+   * chicken-and-egg step. The key is stored like any other (sealed + hash).
+   */
+  async ensureBootstrapAdmin(keyText: string, email: string): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.db.transaction(async (m) => {
+          const key = await m.findOneBy(ApiKeyEntity, { lookupHash: apiKeyLookupHash(keyText) });
+          if (key) return this.widenToAllScopes(key.id, key.lookupHash, key.scopes);
+          const found = await m.getRepository(UserEntity).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+          const user = found ?? this.newUser(email, 'Operator', null);
+          if (!found) await m.insert(UserEntity, user);
+          await this.keys.mint(m, { userId: user.id, name: 'bootstrap admin', scopes: ALL_SCOPES, text: keyText });
+          this.logger.info({ userId: user.id }, 'bootstrap admin key ensured');
+        });
+      } catch (err) {
+        // Another instance starting at the same moment won the insert: look again.
+        if (!isUniqueViolation(err) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  /** New scopes join the catalog over time; the operator's key follows it. */
+  private async widenToAllScopes(keyId: string, hash: string, scopes: string[]): Promise<void> {
+    if (ALL_SCOPES.every((s) => scopes.includes(s))) return;
+    await this.db.getRepository(ApiKeyEntity).update({ id: keyId }, { scopes: [...ALL_SCOPES], updatedAt: new Date(this.clock()) });
+    await this.cache.invalidate(keyId, hash);
+  }
+
+  private newUser(email: string, name: string, passwordHash: string | null): UserRow {
+    const id = randomId('usr');
+    const wallet = generateWallet();
+    return {
+      id,
+      legacyUserId: null,
+      email,
+      name,
+      provider: 'local',
+      providerUsername: null,
+      generatedAddress: wallet.address,
+      walletSeedSealed: this.secrets.sealWalletSeed(id, wallet.secretKey),
+      passwordHash,
+      createdAt: new Date(this.clock()),
+    };
+  }
+}

@@ -1,0 +1,20 @@
+import type { ValidateApiKeyResponse } from '@ocg/contracts';
+import type { ApiKeyValidator } from './api-key-validator';
+import type { RateLimiter } from './rate-limiter';
+import type { RequestContext } from './request-context';
+
+/** POST /auth/validate-api-key: whose key this is, for other services and the gateway. */
+export class ValidationService {
+  constructor(
+    private readonly validator: ApiKeyValidator,
+    private readonly limiter: RateLimiter,
+    private readonly perMinute: number,
+  ) {}
+
+  async validateApiKey(apiKey: string, ctx: RequestContext): Promise<ValidateApiKeyResponse> {
+    // Services calling with the internal credential validate for many users: not limited per address.
+    const [check] = await Promise.all([this.validator.check(apiKey), ctx.internal ? undefined : this.limiter.check('validate-api-key', ctx.client, this.perMinute)]);
+    if (!check.ok) return { valid: false };
+    return { valid: true, user: check.key.user, apiKeyId: check.key.keyId, scopes: check.key.scopes };
+  }
+}

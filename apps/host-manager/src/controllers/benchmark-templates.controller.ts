@@ -1,0 +1,28 @@
+import { Body, Header, Middlewares, Post, Route, Security, Tags } from '@tsoa/runtime';
+import type { ApplyBenchmarkTemplatesRequest, ApplyBenchmarkTemplatesResponse } from '@ocg/contracts';
+import type { TemplateApplyService } from '../services/template-apply.service';
+import { bodyMatches } from '../body-schema';
+
+@Route('benchmark-templates')
+@Tags('Templates')
+export class BenchmarkTemplatesController {
+  constructor(private readonly templates: TemplateApplyService) {}
+
+  /**
+   * Compares benchmark templates with the stored benchmarks, thresholds and
+   * market links, and returns one change record per slug (templates in
+   * request order, then removals). A dry run by default; with `dryRun: false`
+   * every change is written in one transaction, and two applies never
+   * interleave. Any bad template rejects the whole request (400, every
+   * offending path) and nothing is written. Applying the same request twice
+   * gives only `unchanged` records that are in sync.
+   * @summary Apply benchmark templates
+   * @param _authorization An admin credential: `Bearer <API key>` holding `benchmarks:manage` (not grantable to OAuth apps).
+   */
+  @Post('apply')
+  @Security('bearerAuth', ['benchmarks:manage'])
+  @Middlewares(bodyMatches('ApplyBenchmarkTemplatesRequest'))
+  public applyBenchmarkTemplates(@Header('authorization') _authorization: string, @Body() body: ApplyBenchmarkTemplatesRequest): Promise<ApplyBenchmarkTemplatesResponse> {
+    return this.templates.apply(body);
+  }
+}

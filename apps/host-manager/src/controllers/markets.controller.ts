@@ -1,0 +1,64 @@
+import { Body, Get, Path, Post, Route, Security, Tags } from '@tsoa/runtime';
+import type { CreateMarketRequest, CreateMarketResponse, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import type { MarketService } from '../services/market.service';
+
+@Route('markets')
+@Tags('Markets')
+export class MarketsController {
+  constructor(private readonly markets: MarketService) {}
+
+  /**
+   * Creates a market. Prices are integer credit units per second
+   * (1 credit = 1,000,000 units). The answer carries the market's join
+   * token, which nodes need to register; it is not shown again (rotate it to get a new one).
+   * @summary Create a market
+   */
+  @Post()
+  @Security('bearerAuth', ['markets:manage'])
+  public createMarket(@Body() body: CreateMarketRequest): Promise<CreateMarketResponse> {
+    return this.markets.create(body);
+  }
+
+  /**
+   * Changes a market's name, price, GPU requirement or durations; members left out keep their value.
+   * @summary Update a market
+   * @param market The market's address, or its name (case-insensitive).
+   */
+  @Post('{market}/update')
+  @Security('bearerAuth', ['markets:manage'])
+  public updateMarket(@Path() market: string, @Body() body: UpdateMarketRequest): Promise<MarketRecord> {
+    return this.markets.update(market, body);
+  }
+
+  /**
+   * Replaces the market's join token; the old one stops working at once. Registered nodes stay registered.
+   * @summary Rotate a market's join token
+   * @param market The market's address, or its name (case-insensitive).
+   */
+  @Post('{market}/rotate-join-token')
+  @Security('bearerAuth', ['nodes:manage'])
+  public rotateJoinToken(@Path() market: string): Promise<RotateJoinTokenResponse> {
+    return this.markets.rotateJoinToken(market);
+  }
+
+  /**
+   * Lists every market, by name.
+   * @summary List markets
+   */
+  @Get()
+  @Security('bearerAuth', ['markets:read'])
+  public listMarkets(): Promise<ListMarketsResponse> {
+    return this.markets.list();
+  }
+
+  /**
+   * Reads one market.
+   * @summary Get a market
+   * @param market The market's address, or its name (case-insensitive).
+   */
+  @Get('{market}')
+  @Security('bearerAuth', ['markets:read'])
+  public getMarket(@Path() market: string): Promise<MarketRecord> {
+    return this.markets.get(market);
+  }
+}

@@ -1,0 +1,51 @@
+import { Body, Get, Middlewares, Path, Post, Query, Request, Route, Security, Tags } from '@tsoa/runtime';
+import type { Request as ExRequest } from 'express';
+import type { ListNodesResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { NodeService } from '../services/node.service';
+import { bodyMatches } from '../body-schema';
+import { nodeAddressOf } from './identity';
+
+@Route('nodes')
+@Tags('Nodes')
+export class NodesController {
+  constructor(private readonly nodes: NodeService) {}
+
+  /**
+   * Registers the node whose ed25519 key signs the request (headers
+   * `x-ocg-node: <node address>` and `authorization: <signed auth header>`
+   * over method, path and body; see the host-manager README) in a market,
+   * with the market's join token. Registering again updates the node.
+   * A node of a GPU market must report at least one GPU.
+   * @summary Register a node
+   */
+  @Post('register')
+  @Security('nodeSignature')
+  @Middlewares(bodyMatches('RegisterNodeRequest'))
+  public registerNode(@Request() req: ExRequest, @Body() body: RegisterNodeRequest): Promise<RegisterNodeResponse> {
+    return this.nodes.register(nodeAddressOf(req), body);
+  }
+
+  /**
+   * Lists nodes with their status (ONLINE while heartbeats arrive), specs and market.
+   * @summary List nodes
+   * @param market Only nodes of this market (address or name).
+   * @param limit At most this many (1 to 1000, default 100).
+   * @param offset Skip this many.
+   */
+  @Get()
+  @Security('bearerAuth', ['markets:read'])
+  public listNodes(@Query() market?: string, @Query() limit?: number, @Query() offset?: number): Promise<ListNodesResponse> {
+    return this.nodes.list({ market, limit, offset });
+  }
+
+  /**
+   * Reads one node.
+   * @summary Get a node
+   * @param node The node's address.
+   */
+  @Get('{node}')
+  @Security('bearerAuth', ['markets:read'])
+  public getNode(@Path() node: string): Promise<NodeRecord> {
+    return this.nodes.get(node);
+  }
+}

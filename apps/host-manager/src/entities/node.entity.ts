@@ -1,0 +1,38 @@
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import type { NodeSpecs } from '@ocg/contracts';
+import { MarketEntity } from './market.entity';
+
+@Entity({ name: 'nodes' })
+export class NodeEntity {
+  /** Base58 of the node's ed25519 public key. */
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'nodes_pkey' })
+  address!: string;
+
+  @Index('nodes_market_address_idx')
+  @Column({ type: 'text', name: 'market_address' })
+  marketAddress!: string;
+
+  @ManyToOne(() => MarketEntity, { onDelete: 'RESTRICT', nullable: false })
+  @JoinColumn({ name: 'market_address', foreignKeyConstraintName: 'nodes_market_address_fkey' })
+  /** Present when loaded with `relations: { market: true }`, as every read here does. */
+  market!: MarketEntity;
+
+  @Column({ type: 'jsonb' })
+  specs!: NodeSpecs;
+
+  @Column({ type: 'text' })
+  domain!: string;
+
+  @Column({ type: 'text', name: 'ingress_url' })
+  ingressUrl!: string;
+
+  @Column({ type: 'timestamptz', name: 'registered_at', default: () => 'now()' })
+  registeredAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+
+  /** Written at most once per NODE_LAST_SEEN_WRITE_SECONDS; presence in Redis is the live signal. */
+  @Column({ type: 'timestamptz', name: 'last_seen_at', nullable: true })
+  lastSeenAt!: Date | null;
+}

@@ -1,0 +1,118 @@
+/**
+ * Reads the state reconciliation needs and writes what it decided, inside
+ * the caller's transaction. Reads go through TypeORM repositories; writes are
+ * set-based SQL (one statement per kind of change), because a first apply of
+ * many templates writes thousands of links and one round trip per row would
+ * hold the apply lock for seconds.
+ */
+import { createHash } from 'node:crypto';
+import { In, type EntityManager } from 'typeorm';
+import type { BenchmarkTemplate, BenchmarkTemplateChange } from '@ocg/contracts';
+import { ConflictError } from '@ocg/http';
+import { BenchmarkEntity, MarketEntity, MarketThresholdEntity, ThresholdEntity } from '../entities';
+import type { StoredState } from '../templates/state';
+import { LOCK_NOT_AVAILABLE, pgCode } from './pg-errors';
+import { toLinkRecord, toThresholdRecord } from './records';
+
+// 'ocg\1': our advisory locks are easy to spot in pg_locks (libs/db uses 'ocg\0' for migrations).
+const LOCK_CLASS = 0x6f636701;
+export const APPLY_LOCK: [number, number] = [LOCK_CLASS, createHash('sha256').update('host_manager:benchmark-templates:apply').digest().readInt32BE(0)];
+
+export class BenchmarkStore {
+  /** Serializes applies: held until the transaction ends; waits at most timeoutMs, then 409. */
+  async lock(manager: EntityManager, timeoutMs: number): Promise<void> {
+    await manager.query(`SELECT set_config('lock_timeout', $1, true)`, [`${Math.max(1, Math.round(timeoutMs))}ms`]);
+    try {
+      await manager.query('SELECT pg_advisory_xact_lock($1, $2)', APPLY_LOCK);
+    } catch (err) {
+      if (pgCode(err) !== LOCK_NOT_AVAILABLE) throw err;
+      throw new ConflictError(`another benchmark template apply has been running for ${timeoutMs} ms; try again when it is done`);
+    }
+    await manager.query(`SELECT set_config('lock_timeout', '0', true)`);
+  }
+
+  async knownMarkets(manager: EntityManager, addresses: string[]): Promise<Set<string>> {
+    const unique = [...new Set(addresses)];
+    if (unique.length === 0) return new Set();
+    const rows = await manager.getRepository(MarketEntity).find({ select: { address: true }, where: { address: In(unique) } });
+    return new Set(rows.map((r) => r.address));
+  }
+
+  async readState(manager: EntityManager): Promise<StoredState> {
+    // One after another: inside a transaction they share one connection.
+    const benchmarks = await manager.getRepository(BenchmarkEntity).find({ order: { slug: 'ASC' } });
+    const thresholds = await manager.getRepository(ThresholdEntity).find({ order: { id: 'ASC' } });
+    const links = await manager.getRepository(MarketThresholdEntity).find({ order: { thresholdId: 'ASC', marketAddress: { direction: 'ASC', nulls: 'FIRST' } } });
+    return {
+      benchmarks: benchmarks.map(({ slug, operation, requirements, supportedMarkets }) => ({ slug, operation, requirements, supportedMarkets })),
+      thresholds: thresholds.map(toThresholdRecord),
+      links: links.map(toLinkRecord),
+    };
+  }
+
+  /** Writes every change; the caller's transaction makes it all or nothing. */
+  async write(manager: EntityManager, changes: BenchmarkTemplateChange[], templates: BenchmarkTemplate[]): Promise<void> {
+    const bySlug = new Map(templates.map((t) => [t.slug, t]));
+    const saved = changes.filter((c) => c.status === 'added' || c.status === 'updated').map((c) => bySlug.get(c.slug));
+    await this.saveBenchmarks(manager, saved.filter((t): t is BenchmarkTemplate => t !== undefined));
+    await this.deleteBenchmarks(manager, changes.filter((c) => c.status === 'removed').map((c) => c.slug));
+    const created = await this.createThresholds(manager, changes.filter((c) => c.reconciliation.needsThreshold));
+    await this.upsertLinks(manager, changes, created, bySlug);
+    await this.deleteLinks(manager, changes.flatMap((c) => c.reconciliation.remove));
+  }
+
+  private async saveBenchmarks(manager: EntityManager, templates: BenchmarkTemplate[]): Promise<void> {
+    if (templates.length === 0) return;
+    const rows = templates.map((t) => ({ slug: t.slug, operation: t.operation, requirements: t.requirements, supported_markets: t.supportedMarkets }));
+    await manager.query(
+      `INSERT INTO benchmarks (slug, operation, requirements, supported_markets)
+       SELECT r.slug, r.operation, r.requirements, r.supported_markets
+       FROM jsonb_to_recordset($1::jsonb) AS r(slug text, operation jsonb, requirements jsonb, supported_markets jsonb)
+       ON CONFLICT (slug) DO UPDATE SET operation = EXCLUDED.operation, requirements = EXCLUDED.requirements,
+         supported_markets = EXCLUDED.supported_markets, updated_at = now()`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  private async deleteBenchmarks(manager: EntityManager, slugs: string[]): Promise<void> {
+    if (slugs.length > 0) await manager.query('DELETE FROM benchmarks WHERE slug = ANY($1::text[])', [slugs]);
+  }
+
+  /** The gating thresholds reconciliation asked for: slug -> new threshold id. */
+  private async createThresholds(manager: EntityManager, changes: BenchmarkTemplateChange[]): Promise<Map<string, number>> {
+    if (changes.length === 0) return new Map();
+    const rows = changes.map((c) => ({ name: `${c.slug}:${c.reconciliation.targetMetricKey}`, metric: c.reconciliation.targetMetricKey, group_name: c.slug }));
+    const created: { id: number; group_name: string }[] = await manager.query(
+      `INSERT INTO thresholds (name, metric, group_name, is_gating)
+       SELECT r.name, r.metric, r.group_name, true FROM jsonb_to_recordset($1::jsonb) AS r(name text, metric text, group_name text)
+       RETURNING id, group_name`,
+      [JSON.stringify(rows)],
+    );
+    return new Map(created.map((r) => [r.group_name, r.id]));
+  }
+
+  private async upsertLinks(manager: EntityManager, changes: BenchmarkTemplateChange[], created: Map<string, number>, bySlug: Map<string, BenchmarkTemplate>): Promise<void> {
+    const rows = changes.flatMap((c) => {
+      const thresholdId = c.reconciliation.targetThresholdId ?? created.get(c.slug);
+      const isOptional = bySlug.get(c.slug)?.threshold?.optional ?? false;
+      return c.reconciliation.add.map((a) => ({ threshold_id: thresholdId, market_address: a.marketAddress, json_logic: a.jsonLogic, is_optional: isOptional }));
+    });
+    if (rows.length === 0) return;
+    await manager.query(
+      `INSERT INTO market_thresholds (threshold_id, market_address, json_logic, is_optional)
+       SELECT r.threshold_id, r.market_address, r.json_logic, r.is_optional
+       FROM jsonb_to_recordset($1::jsonb) AS r(threshold_id int, market_address text, json_logic jsonb, is_optional boolean)
+       ON CONFLICT (threshold_id, (coalesce(market_address, ''))) DO UPDATE SET json_logic = EXCLUDED.json_logic, is_optional = EXCLUDED.is_optional`,
+      [JSON.stringify(rows)],
+    );
+  }
+
+  private async deleteLinks(manager: EntityManager, remove: { thresholdId: number; marketAddress: string }[]): Promise<void> {
+    if (remove.length === 0) return;
+    await manager.query(
+      `DELETE FROM market_thresholds m USING jsonb_to_recordset($1::jsonb) AS r(threshold_id int, market_address text)
+       WHERE m.threshold_id = r.threshold_id AND m.market_address = r.market_address`,
+      [JSON.stringify(remove.map((r) => ({ threshold_id: r.thresholdId, market_address: r.marketAddress })))],
+    );
+  }
+}

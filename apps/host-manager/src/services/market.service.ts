@@ -1,0 +1,97 @@
+import type { DataSource, Repository } from 'typeorm';
+import type { CreateMarketRequest, CreateMarketResponse, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import { isAddress } from '@ocg/auth';
+import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
+import { MarketEntity } from '../entities';
+import { generateAddress, generateJoinToken } from './join-token';
+import { pgConstraint, pgCode, UNIQUE_VIOLATION } from './pg-errors';
+import { toMarketRecord } from './records';
+
+export const DEFAULT_DURATION_SECONDS = 7200;
+export const DEFAULT_MAX_DURATION_SECONDS = 86_400;
+
+export class MarketService {
+  private readonly markets: Repository<MarketEntity>;
+
+  constructor(db: DataSource) {
+    this.markets = db.getRepository(MarketEntity);
+  }
+
+  async create(body: CreateMarketRequest): Promise<CreateMarketResponse> {
+    const { token, hash } = generateJoinToken();
+    const market = this.markets.create({
+      address: generateAddress(),
+      name: checkName(body.name),
+      pricePerSecond: body.pricePerSecond,
+      gpuRequired: body.gpuRequired ?? false,
+      defaultDurationSeconds: body.defaultDurationSeconds ?? DEFAULT_DURATION_SECONDS,
+      maxDurationSeconds: body.maxDurationSeconds ?? Math.max(DEFAULT_MAX_DURATION_SECONDS, body.defaultDurationSeconds ?? 0),
+      joinTokenHash: hash,
+    });
+    checkDurations(market);
+    await this.save(market);
+    return { ...toMarketRecord(market), joinToken: token };
+  }
+
+  async update(ref: string, body: UpdateMarketRequest): Promise<MarketRecord> {
+    const market = await this.resolve(ref);
+    if (body.name !== undefined) market.name = checkName(body.name);
+    if (body.pricePerSecond !== undefined) market.pricePerSecond = body.pricePerSecond;
+    if (body.gpuRequired !== undefined) market.gpuRequired = body.gpuRequired;
+    if (body.defaultDurationSeconds !== undefined) market.defaultDurationSeconds = body.defaultDurationSeconds;
+    if (body.maxDurationSeconds !== undefined) market.maxDurationSeconds = body.maxDurationSeconds;
+    checkDurations(market);
+    await this.save(market);
+    return toMarketRecord(market);
+  }
+
+  async list(): Promise<ListMarketsResponse> {
+    const rows = await this.markets.find({ order: { name: 'ASC' } });
+    return { markets: rows.map(toMarketRecord), total: rows.length };
+  }
+
+  async get(ref: string): Promise<MarketRecord> {
+    return toMarketRecord(await this.resolve(ref));
+  }
+
+  async rotateJoinToken(ref: string): Promise<RotateJoinTokenResponse> {
+    const market = await this.resolve(ref);
+    const { token, hash } = generateJoinToken();
+    await this.markets.update({ address: market.address }, { joinTokenHash: hash });
+    return { address: market.address, joinToken: token };
+  }
+
+  /** A market by address, or by name ignoring case (names never look like addresses, so the two cannot clash). */
+  async find(ref: string): Promise<MarketEntity | null> {
+    if (isAddress(ref)) return this.markets.findOneBy({ address: ref });
+    return this.markets.createQueryBuilder('m').where('lower(m.name) = lower(:ref)', { ref }).getOne();
+  }
+
+  async resolve(ref: string): Promise<MarketEntity> {
+    const market = await this.find(ref);
+    if (!market) throw new NotFoundError(`No market with the address or name "${ref}"`);
+    return market;
+  }
+
+  private async save(market: MarketEntity): Promise<void> {
+    try {
+      await this.markets.save(market);
+    } catch (err) {
+      if (pgCode(err) === UNIQUE_VIOLATION && pgConstraint(err) === 'markets_name_lower_key') {
+        throw new ConflictError(`A market named "${market.name}" already exists (names are compared ignoring case)`, [{ path: '/name', message: 'is taken' }]);
+      }
+      throw err;
+    }
+  }
+}
+
+function checkName(name: string): string {
+  if (isAddress(name)) throw new ValidationError('Validation failed: /name: must not look like a market address', [{ path: '/name', message: 'must not look like a market address (base58 of 32 bytes)' }]);
+  return name;
+}
+
+function checkDurations(m: Pick<MarketEntity, 'defaultDurationSeconds' | 'maxDurationSeconds'>): void {
+  if (m.defaultDurationSeconds <= m.maxDurationSeconds) return;
+  const message = `must not exceed maxDurationSeconds (${m.maxDurationSeconds})`;
+  throw new ValidationError(`Validation failed: /defaultDurationSeconds: ${message}`, [{ path: '/defaultDurationSeconds', message }]);
+}

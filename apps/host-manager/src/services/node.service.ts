@@ -1,0 +1,87 @@
+import type { DataSource, Repository } from 'typeorm';
+import type { ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import { ForbiddenError, NotFoundError, ValidationError } from '@ocg/http';
+import { MarketEntity, NodeEntity } from '../entities';
+import { joinTokenMatches } from './join-token';
+import type { MarketService } from './market.service';
+import type { NodePresence } from './presence';
+import { toNodeRecord } from './records';
+
+export interface ListNodesQuery {
+  market?: string;
+  limit?: number;
+  offset?: number;
+}
+
+export class NodeService {
+  private readonly nodes: Repository<NodeEntity>;
+
+  constructor(
+    db: DataSource,
+    private readonly markets: MarketService,
+    private readonly presence: NodePresence,
+  ) {
+    this.nodes = db.getRepository(NodeEntity);
+  }
+
+  /** Joins (or re-joins, e.g. after a restart or to move markets) the node whose key signed the request. */
+  async register(address: string, body: RegisterNodeRequest): Promise<RegisterNodeResponse> {
+    const market = await this.markets.resolve(body.market);
+    if (!joinTokenMatches(body.joinToken, market.joinTokenHash)) throw new ForbiddenError(`The join token is not the current one of market "${market.name}"`);
+    checkGpus(market, body.specs);
+    const now = new Date();
+    await this.nodes.upsert(
+      { address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, updatedAt: now, lastSeenAt: now },
+      { conflictPaths: ['address'] },
+    );
+    await this.presence.touch(address, now.getTime());
+    return { node: await this.get(address), ...this.timing() };
+  }
+
+  async heartbeat(address: string, body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse> {
+    const node = await this.nodes.findOne({ where: { address }, relations: { market: true } });
+    if (!node) throw new NotFoundError('This node is not registered: POST /nodes/register first');
+    if (body.specs) checkGpus(node.market, body.specs);
+    const due = await this.presence.touch(address);
+    if (due || body.specs) await this.nodes.update({ address }, { lastSeenAt: new Date(), ...(body.specs ? { specs: body.specs, updatedAt: new Date() } : {}) });
+    return { address, status: 'ONLINE', ...this.timing() };
+  }
+
+  async get(address: string): Promise<NodeRecord> {
+    const node = await this.nodes.findOne({ where: { address }, relations: { market: true } });
+    if (!node) throw new NotFoundError(`No node with the address "${address}"`);
+    return (await this.records([node]))[0];
+  }
+
+  async list(query: ListNodesQuery): Promise<ListNodesResponse> {
+    const market = query.market === undefined ? undefined : await this.markets.resolve(query.market);
+    const [rows, total] = await this.nodes.findAndCount({
+      where: market ? { marketAddress: market.address } : {},
+      relations: { market: true },
+      order: { registeredAt: 'ASC', address: 'ASC' },
+      take: clamp(query.limit ?? 100, 1, 1000),
+      skip: Math.max(0, query.offset ?? 0),
+    });
+    return { nodes: await this.records(rows), total };
+  }
+
+  private async records(nodes: NodeEntity[]): Promise<NodeRecord[]> {
+    const present = await this.presence.present(nodes.map((n) => n.address));
+    // Without Redis, a node seen within the TTL counts as online (heartbeats then write lastSeenAt every time).
+    const cutoff = Date.now() - this.presence.ttlSeconds * 1000;
+    const online = (n: NodeEntity) => (present ? present.has(n.address) : (n.lastSeenAt?.getTime() ?? 0) >= cutoff);
+    return nodes.map((n) => toNodeRecord(n, n.market, online(n) ? 'ONLINE' : 'OFFLINE'));
+  }
+
+  private timing() {
+    return { heartbeatIntervalSeconds: this.presence.heartbeatIntervalSeconds, presenceTtlSeconds: this.presence.ttlSeconds };
+  }
+}
+
+function checkGpus(market: MarketEntity, specs: NodeSpecs): void {
+  if (!market.gpuRequired || specs.gpus.length > 0) return;
+  const message = `market "${market.name}" requires GPUs: report at least one`;
+  throw new ValidationError(`Validation failed: /specs/gpus: ${message}`, [{ path: '/specs/gpus', message }]);
+}
+
+const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.floor(n)));

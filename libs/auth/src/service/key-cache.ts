@@ -1,0 +1,79 @@
+import type { ValidatedKey } from './identity';
+
+interface Entry {
+  result: ValidatedKey | null;
+  expiresAt: number;
+}
+
+/**
+ * Validation results by the key's lookup hash, with a TTL and a size bound.
+ * Invalidation comes by key id or user id (what client-manager knows when a
+ * key is disabled or deleted), so both are indexed back to hashes.
+ */
+export class KeyCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly hashesByKeyId = new Map<string, string>();
+  /** Bumped by every invalidation, so a lookup that started before one never caches its stale answer. */
+  generation = 0;
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly negativeTtlMs: number,
+    private readonly maxEntries: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** The cached answer, or undefined on a miss (null is a cached "not valid"). */
+  get(hash: string): ValidatedKey | null | undefined {
+    const entry = this.entries.get(hash);
+    if (entry === undefined) return undefined;
+    if (entry.expiresAt <= this.now()) {
+      this.delete(hash);
+      return undefined;
+    }
+    return entry.result;
+  }
+
+  set(hash: string, result: ValidatedKey | null, generation: number): void {
+    if (generation !== this.generation) return;
+    this.delete(hash);
+    if (this.entries.size >= this.maxEntries) this.delete(this.entries.keys().next().value as string);
+    const ttl = result === null ? this.negativeTtlMs : this.ttlMs;
+    this.entries.set(hash, { result, expiresAt: this.now() + ttl });
+    if (result) this.hashesByKeyId.set(result.apiKeyId, hash);
+  }
+
+  /** Also drops every cached "not valid": those are not indexed by key id, and a re-enabled key must work at once. */
+  dropKeyId(keyId: string): void {
+    this.generation++;
+    const hash = this.hashesByKeyId.get(keyId);
+    if (hash !== undefined) this.delete(hash);
+    for (const [other, entry] of this.entries) if (entry.result === null) this.entries.delete(other);
+  }
+
+  dropHash(hash: string): void {
+    this.generation++;
+    this.delete(hash);
+  }
+
+  dropUser(userId: string): void {
+    this.generation++;
+    for (const [hash, entry] of this.entries) if (entry.result?.userId === userId) this.delete(hash);
+  }
+
+  clear(): void {
+    this.generation++;
+    this.entries.clear();
+    this.hashesByKeyId.clear();
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  private delete(hash: string): void {
+    const entry = this.entries.get(hash);
+    if (entry?.result) this.hashesByKeyId.delete(entry.result.apiKeyId);
+    this.entries.delete(hash);
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * API key validation for every service but client-manager: ask client-manager
+ * (`POST /auth/validate-api-key`) and keep the answer briefly in process.
+ * Disabled and deleted keys must fail at once, so cached answers are dropped
+ * when client-manager publishes the key id on the invalidation channel, and
+ * nothing is cached while that subscription is down (messages sent then are lost).
+ */
+import type { Redis } from 'ioredis';
+import { API_KEY_INVALIDATED_CHANNEL } from '@ocg/contracts';
+import { ServiceUnavailableError } from '@ocg/http';
+import { apiKeyLookupHash, isWellFormedApiKey } from '../api-key';
+import type { KeyValidator, ValidatedKey } from './identity';
+import { KeyCache } from './key-cache';
+import { parseInvalidation } from './invalidation';
+
+export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
+/** Where client-manager publishes `{keyId, hash}` of keys whose cached validation must go. */
+export const API_KEY_INVALIDATION_CHANNEL = API_KEY_INVALIDATED_CHANNEL;
+
+export interface RemoteKeyValidatorOptions {
+  /** Base URL of client-manager, e.g. http://127.0.0.1:8081 */
+  clientManagerUrl: string;
+  /** A connection to duplicate for the invalidation subscription. Without it, answers live out their TTL. */
+  redis?: Redis;
+  /** How long an active key's answer is reused. Default 10 s. */
+  cacheTtlMs?: number;
+  /** How long a "not valid" answer is reused (bounds lookups of garbage keys). Default 2 s. */
+  negativeCacheTtlMs?: number;
+  maxEntries?: number;
+  /** Sent as x-ocg-internal-token, so client-manager can tell a service from the public. */
+  internalToken?: string;
+  invalidationChannel?: string;
+  requestTimeoutMs?: number;
+  fetch?: typeof globalThis.fetch;
+  now?: () => number;
+}
+
+export interface RemoteKeyValidator extends KeyValidator {
+  /** Resolves once the invalidation subscription is live (immediately without redis). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+  /** For tests and metrics. */
+  readonly cache: KeyCache;
+}
+
+export function remoteKeyValidator(opts: RemoteKeyValidatorOptions): RemoteKeyValidator {
+  const cache = new KeyCache(opts.cacheTtlMs ?? 10_000, opts.negativeCacheTtlMs ?? 2_000, opts.maxEntries ?? 10_000, opts.now ?? Date.now);
+  const subscription = opts.redis ? subscribe(opts.redis, opts.invalidationChannel ?? API_KEY_INVALIDATION_CHANNEL, cache) : undefined;
+  const inFlight = new Map<string, Promise<ValidatedKey | null>>();
+  const ask = askClientManager(opts);
+
+  const lookup = (apiKey: string, hash: string): Promise<ValidatedKey | null> => {
+    const generation = cache.generation;
+    const pending = ask(apiKey).then((result) => {
+      if (subscription === undefined || subscription.live) cache.set(hash, result, generation);
+      return result;
+    });
+    // Concurrent requests with one key share one call to client-manager.
+    inFlight.set(hash, pending);
+    void pending.finally(() => inFlight.get(hash) === pending && inFlight.delete(hash)).catch(() => undefined);
+    return pending;
+  };
+
+  return {
+    cache,
+    async validate(apiKey) {
+      if (!isWellFormedApiKey(apiKey)) return null; // the checksum rejects garbage without a lookup
+      const hash = apiKeyLookupHash(apiKey);
+      const cached = cache.get(hash);
+      if (cached !== undefined) return cached;
+      return inFlight.get(hash) ?? lookup(apiKey, hash);
+    },
+    ready: async () => subscription?.ready,
+    close: async () => subscription?.close(),
+  };
+}
+
+function askClientManager(opts: RemoteKeyValidatorOptions): (apiKey: string) => Promise<ValidatedKey | null> {
+  const url = new URL('/auth/validate-api-key', opts.clientManagerUrl).toString();
+  const doFetch = opts.fetch ?? globalThis.fetch;
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+  if (opts.internalToken) headers[INTERNAL_TOKEN_HEADER] = opts.internalToken;
+  return async (apiKey) => {
+    let res: Response;
+    try {
+      res = await doFetch(url, { method: 'POST', headers, body: JSON.stringify({ apiKey }), signal: AbortSignal.timeout(opts.requestTimeoutMs ?? 5000) });
+    } catch (err) {
+      throw unavailable(`no answer (${(err as Error).message})`);
+    }
+    if (res.status >= 500 || res.status === 429) throw unavailable(`status ${res.status}`);
+    if (!res.ok) return null; // client-manager refused the key itself (e.g. 400 for a malformed one)
+    return toValidatedKey(await res.json().catch(() => undefined));
+  };
+}
+
+function unavailable(detail: string): ServiceUnavailableError {
+  return new ServiceUnavailableError(`API keys cannot be checked right now: client-manager gave ${detail}; try again shortly`);
+}
+
+/** The spec's validation answer to our shape; anything incomplete counts as not valid. */
+export function toValidatedKey(body: unknown): ValidatedKey | null {
+  const b = body as { valid?: unknown; user?: { id?: unknown }; apiKeyId?: unknown; scopes?: unknown } | undefined;
+  if (!b || b.valid !== true || typeof b.apiKeyId !== 'string' || typeof b.user?.id !== 'string' || !Array.isArray(b.scopes)) return null;
+  const scopes = b.scopes.filter((s): s is string => typeof s === 'string');
+  return { apiKeyId: b.apiKeyId, userId: b.user.id, scopes, user: b.user as ValidatedKey['user'] };
+}
+
+interface Subscription {
+  live: boolean;
+  ready: Promise<void>;
+  close(): Promise<void>;
+}
+
+function subscribe(redis: Redis, channel: string, cache: KeyCache): Subscription {
+  const subscriber = redis.duplicate();
+  let markReady: () => void = () => undefined;
+  const state: Subscription = { live: false, ready: new Promise<void>((r) => (markReady = r)), close: async () => subscriber.disconnect() };
+  subscriber.on('error', () => undefined); // reconnects on its own; while down, nothing is cached
+  subscriber.on('message', (ch: string, text: string) => {
+    if (ch !== channel) return;
+    const what = parseInvalidation(text);
+    if (what.all) cache.clear();
+    what.keyIds.forEach((id) => cache.dropKeyId(id));
+    what.hashes.forEach((hash) => cache.dropHash(hash));
+    what.userIds.forEach((id) => cache.dropUser(id));
+  });
+  subscriber.on('close', () => {
+    state.live = false;
+    cache.clear(); // messages published while we are away are lost
+  });
+  // On every (re)connection: caching resumes only once the server confirms the subscription.
+  subscriber.on('ready', () => {
+    subscriber.subscribe(channel).then(
+      () => {
+        state.live = true;
+        markReady();
+      },
+      () => undefined,
+    );
+  });
+  return state;
+}

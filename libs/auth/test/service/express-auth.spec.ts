@@ -1,0 +1,104 @@
+import type { Request } from 'express';
+import { ForbiddenError, HttpError, ServiceUnavailableError, UnauthorizedError } from '@ocg/http';
+import { AuthenticationRegistry, createExpressAuthentication, createSigner, generateApiKey, generateWallet, signNodeRequest, type KeyValidator } from '../../src';
+
+const adminKey = generateApiKey();
+const userKey = generateApiKey();
+const keys: KeyValidator = {
+  async validate(apiKey) {
+    if (apiKey === adminKey) return { apiKeyId: 'key_admin', userId: 'usr_admin', scopes: ['markets:read', 'markets:manage'], user: { id: 'usr_admin' } };
+    if (apiKey === userKey) return { apiKeyId: 'key_user', userId: 'usr_1', scopes: ['markets:read'], user: { id: 'usr_1' } };
+    return null;
+  },
+};
+const auth = createExpressAuthentication({ keys, internalToken: 'internal-token-of-32-characters!' });
+const req = (headers: Record<string, string>, extra: Partial<Request> = {}) => ({ headers, method: 'GET', originalUrl: '/x', ...extra }) as unknown as Request;
+
+async function failure(p: Promise<unknown>): Promise<HttpError> {
+  const err = await p.then(() => undefined, (e: unknown) => e);
+  if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(err)}`);
+  return err;
+}
+
+describe('bearerAuth', () => {
+  it('gives the key owner, key id and scopes when the key holds the scope', async () => {
+    await expect(auth(req({ authorization: `Bearer ${adminKey}` }), 'bearerAuth', ['markets:manage'])).resolves.toEqual({
+      kind: 'apiKey',
+      userId: 'usr_admin',
+      apiKeyId: 'key_admin',
+      scopes: ['markets:read', 'markets:manage'],
+      user: { id: 'usr_admin' },
+    });
+  });
+
+  it('answers 401 with WWW-Authenticate when no credential is sent', async () => {
+    const err = await failure(auth(req({}), 'bearerAuth', ['markets:read']));
+    expect(err).toBeInstanceOf(UnauthorizedError);
+    expect(err.headers).toEqual({ 'WWW-Authenticate': 'Bearer' });
+  });
+
+  it('answers 401 for an unknown key and for another scheme', async () => {
+    expect(await failure(auth(req({ authorization: `Bearer ${generateApiKey()}` }), 'bearerAuth', []))).toBeInstanceOf(UnauthorizedError);
+    expect(await failure(auth(req({ authorization: `Basic ${adminKey}` }), 'bearerAuth', []))).toBeInstanceOf(UnauthorizedError);
+  });
+
+  it('answers 403 naming the scope the key lacks', async () => {
+    const err = await failure(auth(req({ authorization: `Bearer ${userKey}` }), 'bearerAuth', ['markets:manage']));
+    expect(err).toBeInstanceOf(ForbiddenError);
+    expect(err.message).toMatch(/markets:manage/);
+  });
+
+  it('passes on a validator outage as 503, not as a bad credential', async () => {
+    const down = createExpressAuthentication({ keys: { validate: () => Promise.reject(new ServiceUnavailableError('down')) } });
+    expect((await failure(down(req({ authorization: `Bearer ${adminKey}` }), 'bearerAuth', []))).status).toBe(503);
+  });
+});
+
+describe('internal', () => {
+  it('accepts the configured token', async () => {
+    await expect(auth(req({ 'x-ocg-internal-token': 'internal-token-of-32-characters!' }), 'internal')).resolves.toMatchObject({ kind: 'internal', userId: null });
+  });
+
+  it('answers 401 for a missing or wrong token, and for any token when none is configured', async () => {
+    expect((await failure(auth(req({}), 'internal'))).status).toBe(401);
+    expect((await failure(auth(req({ 'x-ocg-internal-token': 'internal-token-of-32-characters?' }), 'internal'))).status).toBe(401);
+    const unconfigured = createExpressAuthentication({ keys });
+    expect((await failure(unconfigured(req({ 'x-ocg-internal-token': '' }), 'internal'))).status).toBe(401);
+    expect((await failure(unconfigured(req({ 'x-ocg-internal-token': 'anything' }), 'internal'))).status).toBe(401);
+  });
+});
+
+describe('nodeSignature', () => {
+  const node = createSigner(generateWallet().secretKey);
+  const body = { specs: { cpus: 1 } };
+
+  it('names the node that signed the request', async () => {
+    const headers = signNodeRequest(node, { method: 'POST', path: '/nodes/heartbeat', body });
+    await expect(auth(req(headers, { method: 'POST', originalUrl: '/nodes/heartbeat', body }), 'nodeSignature')).resolves.toEqual({
+      kind: 'node',
+      userId: null,
+      nodeAddress: node.address,
+      scopes: [],
+    });
+  });
+
+  it('answers 401 saying why when the signature covers another body', async () => {
+    const headers = signNodeRequest(node, { method: 'POST', path: '/nodes/heartbeat', body });
+    const err = await failure(auth(req(headers, { method: 'POST', originalUrl: '/nodes/heartbeat', body: { specs: { cpus: 2 } } }), 'nodeSignature'));
+    expect(err.status).toBe(401);
+    expect(err.message).toMatch(/another method, path or body/);
+  });
+});
+
+describe('registry', () => {
+  it('refuses every request until a real authentication is registered', async () => {
+    const registry = new AuthenticationRegistry();
+    await expect(registry.expressAuthentication(req({}), 'bearerAuth')).rejects.toThrow(/not configured/);
+    registry.use(auth);
+    await expect(registry.expressAuthentication(req({ authorization: `Bearer ${userKey}` }), 'bearerAuth', ['markets:read'])).resolves.toMatchObject({ userId: 'usr_1' });
+  });
+
+  it('fails a route naming an unknown scheme with a 500, never a pass', async () => {
+    await expect(auth(req({}), 'magic')).rejects.toMatchObject({ status: 500 });
+  });
+});

@@ -1,0 +1,56 @@
+import { createAuthHeader, createSigner, generateWallet, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src';
+
+const node = createSigner(generateWallet().secretKey);
+const other = createSigner(generateWallet().secretKey);
+const request = { method: 'POST', path: '/nodes/heartbeat', body: { specs: { cpus: 4, gpus: [] } } };
+const now = 1_760_000_000_000;
+
+describe('node request signing', () => {
+  it('verifies a signed request and names the node', () => {
+    const headers = signNodeRequest(node, request, { now });
+    expect(verifyNodeRequest(headers, request, 300, { now: now + 1000 })).toEqual({ ok: true, nodeAddress: node.address, timestamp: now });
+  });
+
+  it('accepts the same body with its members in another order', () => {
+    const headers = signNodeRequest(node, request, { now });
+    const reordered = { ...request, body: { specs: { gpus: [], cpus: 4 } } };
+    expect(verifyNodeRequest(headers, reordered, 300, { now }).ok).toBe(true);
+  });
+
+  it.each([
+    ['method', { ...request, method: 'PUT' }],
+    ['path', { ...request, path: '/nodes/register' }],
+    ['query', { ...request, path: '/nodes/heartbeat?x=1' }],
+    ['body', { ...request, body: { specs: { cpus: 5, gpus: [] } } }],
+  ])('rejects a request whose %s differs from what was signed', (_what, edited) => {
+    const headers = signNodeRequest(node, request, { now });
+    expect(verifyNodeRequest(headers, edited, 300, { now })).toEqual({ ok: false, reason: 'unexpected-message' });
+  });
+
+  it('rejects a signature older than the allowed age', () => {
+    const headers = signNodeRequest(node, request, { now });
+    expect(verifyNodeRequest(headers, request, 60, { now: now + 61_000 })).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('rejects a request signed by another key than the named node', () => {
+    const headers = { ...signNodeRequest(other, request, { now }), 'x-ocg-node': node.address };
+    expect(verifyNodeRequest(headers, request, 300, { now })).toEqual({ ok: false, reason: 'bad-signature' });
+  });
+
+  it('rejects an untimed header even when its signature is good', () => {
+    const { header } = createAuthHeader(node, nodeRequestMessage(request), { includeTime: false });
+    expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: header }, request, 300, { now })).toEqual({ ok: false, reason: 'timestamp-required' });
+  });
+
+  it('names the missing node header, a bad address and a missing signature', () => {
+    expect(verifyNodeRequest({}, request)).toEqual({ ok: false, reason: 'missing-node-header' });
+    expect(verifyNodeRequest({ 'x-ocg-node': 'not-an-address' }, request)).toEqual({ ok: false, reason: 'bad-node-address' });
+    expect(verifyNodeRequest({ 'x-ocg-node': node.address }, request)).toEqual({ ok: false, reason: 'missing-signature' });
+    expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: 'Bearer x' }, request)).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('writes canonical JSON with sorted keys at every depth and nothing for no body', () => {
+    expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null, skipped: undefined })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
+    expect(canonicalJson(undefined)).toBe('');
+  });
+});

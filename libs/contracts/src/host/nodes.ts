@@ -1,0 +1,104 @@
+/** Nodes: machines running node-agent, each with its own ed25519 key (its address). */
+export interface NodeGpu {
+  /**
+   * @minLength 1
+   * @maxLength 128
+   */
+  model: string;
+  /**
+   * @isInt
+   * @minimum 0
+   */
+  memoryBytes: number;
+}
+
+export interface NodeSpecs {
+  /**
+   * @isInt
+   * @minimum 1
+   * @maximum 4096
+   */
+  cpus: number;
+  /**
+   * @isInt
+   * @minimum 1
+   */
+  memoryBytes: number;
+  /** @maxItems 64 */
+  gpus: NodeGpu[];
+}
+
+export type NodeStatus = 'ONLINE' | 'OFFLINE';
+
+/**
+ * Signed by the node key (headers `x-ocg-node` and `authorization`, see the
+ * host-manager README): the node's address is the key that signs.
+ */
+export interface RegisterNodeRequest {
+  /** The market to join, by address or name. */
+  market: string;
+  /**
+   * The market's join token, from the operator.
+   * @minLength 1
+   * @maxLength 200
+   */
+  joinToken: string;
+  specs: NodeSpecs;
+  /**
+   * Public domain of the node: jobs are served at `https://<job>.<domain>`.
+   * @minLength 1
+   * @maxLength 253
+   * @pattern ^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$
+   */
+  domain: string;
+  /**
+   * Where the gateway reaches the node's ingress, e.g. `http://10.0.0.5:8091`.
+   * @maxLength 2048
+   * @pattern ^https?://[^\s/?#]+(?:/[^\s?#]*)?$
+   */
+  ingressUrl: string;
+}
+
+export interface NodeRecord {
+  /** Base58 of the node's ed25519 public key. */
+  address: string;
+  /** The market's address. */
+  market: string;
+  marketName: string;
+  /** ONLINE while heartbeats keep the node's presence alive. */
+  status: NodeStatus;
+  specs: NodeSpecs;
+  domain: string;
+  ingressUrl: string;
+  /** ISO 8601 of the first registration. */
+  registeredAt: string;
+  /** ISO 8601; written at most once a minute, so it may lag a live node by that much. */
+  lastSeenAt: string | null;
+}
+
+export interface RegisterNodeResponse {
+  node: NodeRecord;
+  /** Send a heartbeat at least this often. */
+  heartbeatIntervalSeconds: number;
+  /** Without a heartbeat for this long the node is OFFLINE. */
+  presenceTtlSeconds: number;
+}
+
+/** Signed by the node key, like registration. */
+export interface NodeHeartbeatRequest {
+  /** Changed specs, when the machine changed (e.g. a GPU removed). */
+  specs?: NodeSpecs;
+}
+
+export interface NodeHeartbeatResponse {
+  address: string;
+  status: NodeStatus;
+  heartbeatIntervalSeconds: number;
+  presenceTtlSeconds: number;
+}
+
+export interface ListNodesResponse {
+  nodes: NodeRecord[];
+  /** Nodes matching the filter, over all pages. */
+  total: number;
+}

@@ -7,6 +7,7 @@
  */
 import { join, resolve } from 'node:path';
 import { launchServices, startPostgresServer, startRedisServer } from '@ocg/testing';
+import { loadOrCreateSecrets } from './secrets';
 
 const dataDir = join(resolve(__dirname, '../..'), '.data');
 const stoppers: { name: string; stop(): Promise<void> }[] = [];
@@ -38,6 +39,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown(0));
   process.on('SIGTERM', () => void shutdown(0));
   const { databaseUrl, redisUrl } = await dependencies();
+  const { secrets, created } = loadOrCreateSecrets(join(dataDir, 'secrets.json'));
+  step(`${created ? 'created' : 'using'} the stack's master key, internal token and admin API key in .data/secrets.json`);
   const gatewayPort: Record<string, number> = process.env.GATEWAY_PORT ? { gateway: Number(process.env.GATEWAY_PORT) } : {};
   const stack = await launchServices({
     databaseUrl,
@@ -45,6 +48,7 @@ async function main(): Promise<void> {
     host: process.env.STACK_HOST,
     ports: gatewayPort,
     logLevel: process.env.LOG_LEVEL,
+    env: { ...secrets },
     onStep: step,
     onUnexpectedExit: (name, code) => {
       step(`${name} exited unexpectedly (code ${code}); stopping the stack`);
@@ -56,7 +60,19 @@ async function main(): Promise<void> {
   const res = await fetch(`${gateway}/auth/scopes`);
   const body = (await res.json()) as { scopes: { scope: string }[] };
   step(`GET ${gateway}/auth/scopes -> ${res.status}, ${body.scopes.length} scopes (${body.scopes.map((s) => s.scope).join(', ')})`);
-  console.log(`\n  Gateway:  ${gateway}\n  API docs: ${gateway}/docs\n  Try:      curl ${gateway}/auth/scopes\n\n  Ctrl-C stops everything.\n`);
+  console.log(
+    [
+      '',
+      `  Gateway:   ${gateway}`,
+      `  API docs:  ${gateway}/docs`,
+      `  Try:       curl ${gateway}/auth/scopes`,
+      `  Admin key: export OCG_API_KEY=$(node -p "require('./.data/secrets.json').ADMIN_API_KEY")`,
+      `  A user:    npm run ocg -- admin user create --email you@example.com --name You`,
+      '',
+      '  Ctrl-C stops everything.',
+      '',
+    ].join('\n'),
+  );
 }
 
 async function shutdown(code: number): Promise<void> {

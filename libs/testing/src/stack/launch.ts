@@ -78,15 +78,12 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
 
 async function waitReady(name: string, url: string, proc: ManagedProcess, onStep?: (text: string) => void): Promise<void> {
   const t = Date.now();
-  let exited = false;
-  void proc.exited.then(() => (exited = true));
-  await waitFor(
-    async () => {
-      if (exited) throw new Error(`${name} exited before it was ready (see its log lines)`);
-      const res = await fetch(`${url}/readyz`).catch(() => undefined);
-      return res?.ok;
-    },
-    { timeoutMs: 60000, intervalMs: 200, what: `${name} /readyz` },
-  );
+  // waitFor retries through errors, so an exit is raced separately: a crashed service fails the start at once.
+  const exited = proc.exited.then((code) => {
+    throw new Error(`${name} exited (code ${code}) before it was ready; see its log lines`);
+  });
+  const ready = waitFor(async () => (await fetch(`${url}/readyz`).catch(() => undefined))?.ok, { timeoutMs: 60000, intervalMs: 200, what: `${name} /readyz` });
+  await Promise.race([ready, exited]);
+  exited.catch(() => undefined);
   onStep?.(`${name} ready at ${url} (${Date.now() - t} ms)`);
 }

@@ -14,6 +14,20 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   /** Idle keep-alive sockets kept open per upstream service. */
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
+  /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */
+  TLS_CERT_FILE: z.string().min(1).optional(),
+  TLS_KEY_FILE: z.string().min(1).optional(),
+  /** With TLS on, a plain-HTTP port that redirects every request to HTTPS (308). */
+  HTTP_REDIRECT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** The HTTPS port clients see (redirects name it); default PORT. */
+  PUBLIC_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+}).superRefine((c, ctx) => {
+  if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
+    ctx.addIssue({ code: 'custom', path: [c.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
+  }
+  if (c.HTTP_REDIRECT_PORT !== undefined && !c.TLS_CERT_FILE) {
+    ctx.addIssue({ code: 'custom', path: ['HTTP_REDIRECT_PORT'], message: 'redirects to HTTPS need TLS_CERT_FILE and TLS_KEY_FILE' });
+  }
 });
 
 export type GatewayConfig = z.infer<typeof schema>;

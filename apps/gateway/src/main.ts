@@ -1,28 +1,34 @@
+import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { runService } from '@ocg/http';
+import { createLogger, listen, onShutdown, runMain, type RunningServer } from '@ocg/http';
 import { createRedis } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
+import { redirectToHttps } from './redirect';
 
-runService({
-  name: 'gateway',
-  loadConfig,
-  async start(config, logger) {
-    const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
-    const gateway = createGateway({
-      logger,
-      redis,
-      document: openApiDocument,
-      upstreams: upstreamsOf(config),
-      upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
-      upstreamMaxSockets: config.UPSTREAM_MAX_SOCKETS,
-    });
-    return {
-      app: gateway.handle,
-      stop: async () => {
-        gateway.close();
-        redis.disconnect();
-      },
-    };
-  },
+runMain('gateway', async () => {
+  const config = loadConfig();
+  const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
+  const gateway = createGateway({
+    logger,
+    redis,
+    document: openApiDocument,
+    upstreams: upstreamsOf(config),
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxSockets: config.UPSTREAM_MAX_SOCKETS,
+  });
+  const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
+  const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
+  logger.info({ url: servers[0].url }, 'gateway listening');
+  if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
+    const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
+    servers.push(redirect);
+    logger.info({ url: redirect.url }, 'plain HTTP redirects to HTTPS');
+  }
+  onShutdown(logger, async () => {
+    await Promise.all(servers.map((s) => s.close()));
+    gateway.close();
+    redis.disconnect();
+  });
 });

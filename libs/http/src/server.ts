@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 
@@ -8,6 +9,8 @@ export interface ListenOptions {
   port: number;
   /** How long `close()` waits for in-flight requests before cutting them off. Default 10 s. */
   shutdownTimeoutMs?: number;
+  /** Serve HTTPS with this certificate chain and key (PEM) instead of plain HTTP. */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface RunningServer {
@@ -19,8 +22,8 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-function urlFor(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+function urlFor(host: string, port: number, secure: boolean): string {
+  return `${secure ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
 /**
@@ -60,7 +63,8 @@ function shutdown(server: http.Server, timeoutMs: number): () => Promise<void> {
 export function listen(app: http.RequestListener, opts: ListenOptions): Promise<RunningServer>;
 export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer>;
 export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer> {
-  const server = http.createServer();
+  // https.Server has the same connection-management API; one type keeps callers simple.
+  const server = (opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }) : http.createServer()) as http.Server;
   // Registered before the app so the shutdown hook sees each response first.
   const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
   server.on('request', app);
@@ -69,7 +73,7 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
     server.listen(opts.port, opts.host, () => {
       server.off('error', reject);
       const port = (server.address() as AddressInfo).port;
-      resolve({ server, port, url: urlFor(opts.host, port), close });
+      resolve({ server, port, url: urlFor(opts.host, port, Boolean(opts.tls)), close });
     });
   });
 }

@@ -19,3 +19,4 @@ export type { LaunchOptions, LaunchedStack } from './stack/launch';
 export { STACK_SERVICES } from './stack/services';
 export { BUSYBOX_IMAGE, ensureBusyboxImage, imageExists } from './images/busybox';
 export { startRegistry, type TestRegistry } from './images/registry';
+export { ensureLocalTls, OPENSSL_INSTALL_HINT, type LocalTls, type LocalTlsOptions } from './tls';

@@ -11,6 +11,7 @@ import { iocContainer } from './ioc';
 import { authentication } from './authentication';
 import { MarketsController } from './controllers/markets.controller';
 import { InternalMarketsController } from './controllers/internal-markets.controller';
+import { InternalNodesController } from './controllers/internal-nodes.controller';
 import { NodesController } from './controllers/nodes.controller';
 import { HeartbeatsController } from './controllers/heartbeats.controller';
 import { BenchmarksController } from './controllers/benchmarks.controller';
@@ -45,6 +46,7 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   iocContainer
     .register(MarketsController, new MarketsController(markets))
     .register(InternalMarketsController, new InternalMarketsController(markets))
+    .register(InternalNodesController, new InternalNodesController(nodes))
     .register(NodesController, new NodesController(nodes))
     .register(HeartbeatsController, new HeartbeatsController(nodes))
     .register(BenchmarksController, new BenchmarksController(new BenchmarkService(db)))

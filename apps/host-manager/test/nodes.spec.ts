@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { signNodeRequest } from '@ocg/auth';
 import { redisKeys } from '@ocg/redis';
-import { cpuSpecs, gpuSpecs, startHostManager, TestNode, type Harness } from './harness';
+import { cpuSpecs, gpuSpecs, INTERNAL_TOKEN, startHostManager, TestNode, type Harness } from './harness';
 
 describe('nodes', () => {
   let hm: Harness;
@@ -97,6 +97,19 @@ describe('nodes', () => {
       const res = await new TestNode(hm).register(cpu.address, cpu.joinToken, { cpus: 0, memoryBytes: 1, gpus: [] }, { domain: 'bad domain', ingressUrl: 'ftp://x' });
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/domain', '/ingressUrl', '/specs/cpus']);
+    });
+  });
+
+  describe('GET /internal/nodes/{node}', () => {
+    it('finds a node by its address in lowercase, for the gateway, with the internal token only', async () => {
+      const node = new TestNode(hm);
+      await node.register(cpu.address, cpu.joinToken);
+      const headers = { 'x-ocg-internal-token': INTERNAL_TOKEN };
+      const res = await hm.call('GET', `/internal/nodes/${node.address.toLowerCase()}`, { key: null, headers });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ address: node.address, ingressUrl: 'http://10.0.0.5:8091' });
+      expect((await hm.call('GET', `/internal/nodes/${node.address}`, { key: reader })).status).toBe(401);
+      expect((await hm.call('GET', '/internal/nodes/nosuchnode', { key: null, headers })).status).toBe(404);
     });
   });
 

@@ -8,6 +8,8 @@ import { NodesController } from './../controllers/nodes.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { MarketsController } from './../controllers/markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+import { InternalNodesController } from './../controllers/internal-nodes.controller';
+// WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { InternalMarketsController } from './../controllers/internal-markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { HeartbeatsController } from './../controllers/heartbeats.controller';
@@ -690,6 +692,42 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'getMarket',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalNodesController_findNode: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string"},
+        };
+        app.get('/internal/nodes/:node',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.findNode)),
+
+            async function InternalNodesController_findNode(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_findNode, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'findNode',
                 controller,
                 response,
                 next,

@@ -1,5 +1,6 @@
 import { MarketsAndNodes1760100000000 } from './1760100000000-markets-and-nodes';
 import { Benchmarks1760100000001 } from './1760100000001-benchmarks';
+import { NodeAddressLower1760100000002 } from './1760100000002-node-address-lower';
 
 /** Every migration of host-manager's schema, in order. */
-export const migrations = [MarketsAndNodes1760100000000, Benchmarks1760100000001];
+export const migrations = [MarketsAndNodes1760100000000, Benchmarks1760100000001, NodeAddressLower1760100000002];

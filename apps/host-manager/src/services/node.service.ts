@@ -53,6 +53,17 @@ export class NodeService {
     return (await this.records([node]))[0];
   }
 
+  /** By address in any case: base58 addresses are unique by their lowercase form in practice, and host names are lowercased. */
+  async getIgnoringCase(address: string): Promise<NodeRecord> {
+    const node = await this.nodes
+      .createQueryBuilder('node')
+      .leftJoinAndSelect('node.market', 'market')
+      .where('lower(node.address) = lower(:address)', { address })
+      .getOne();
+    if (!node) throw new NotFoundError(`No node with the address "${address}"`);
+    return (await this.records([node]))[0];
+  }
+
   async list(query: ListNodesQuery): Promise<ListNodesResponse> {
     const market = query.market === undefined ? undefined : await this.markets.resolve(query.market);
     const [rows, total] = await this.nodes.findAndCount({

@@ -8,6 +8,7 @@ import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
 import { serveDocs } from './docs';
+import type { Ingress } from './ingress';
 
 export interface GatewayOptions {
   logger: Logger;
@@ -16,10 +17,14 @@ export interface GatewayOptions {
   upstreams: Record<string, string>;
   upstreamTimeoutMs: number;
   upstreamMaxSockets?: number;
+  /** Job and node hosts (`<label>.<node domain>`); without it every host is the API. */
+  ingress?: Ingress;
 }
 
 export interface Gateway {
   handle: http.RequestListener;
+  /** The server's 'upgrade' listener: WebSockets to job hosts. */
+  upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
   close(): void;
 }
 
@@ -68,6 +73,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
     });
+    if (opts.ingress?.matches(req.headers.host)) {
+      opts.ingress.handle(req, res, requestId);
+      return;
+    }
     const route = routes.match(req.method ?? 'GET', path);
     if (route) {
       proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger);
@@ -87,8 +96,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   return {
     handle,
+    upgrade: (req, socket, head) => {
+      if (opts.ingress?.matches(req.headers.host)) opts.ingress.upgrade(req, socket, head);
+      else socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+    },
     close: () => {
       for (const upstream of upstreams.values()) upstream.agent.destroy();
+      opts.ingress?.close();
     },
   };
 }

@@ -14,6 +14,14 @@ const schema = z.object({
   UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
   /** Idle keep-alive sockets kept open per upstream service. */
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
+  /** Jobs are served at `<job>[-<port>].<NODE_DOMAIN>`, nodes' APIs at `<node>.<NODE_DOMAIN>`. */
+  NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
+  /** The service-to-service credential; the ingress needs it to look jobs and nodes up. */
+  INTERNAL_TOKEN: z.string().min(16).optional(),
+  /** How long a job's route is reused: a stopped job is taken down within this. */
+  INGRESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+  /** A node ingress that sends nothing for this long is given up on. */
+  INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
   /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),

@@ -5,13 +5,31 @@ import { createRedis } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
 import { redirectToHttps } from './redirect';
+import { createIngress } from './ingress';
+import { IngressResolver } from './ingress/resolver';
 
 runMain('gateway', async () => {
   const config = loadConfig();
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
+  const ingress = config.INTERNAL_TOKEN
+    ? createIngress({
+        nodeDomain: config.NODE_DOMAIN,
+        timeoutMs: config.INGRESS_TIMEOUT_MS,
+        logger,
+        resolver: new IngressResolver({
+          deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL,
+          hostManagerUrl: config.HOST_MANAGER_URL,
+          internalToken: config.INTERNAL_TOKEN,
+          cacheMs: config.INGRESS_CACHE_MS,
+          logger,
+        }),
+      })
+    : undefined;
+  if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts are not served');
   const gateway = createGateway({
     logger,
+    ingress,
     redis,
     document: openApiDocument,
     upstreams: upstreamsOf(config),
@@ -20,7 +38,8 @@ runMain('gateway', async () => {
   });
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
-  logger.info({ url: servers[0].url }, 'gateway listening');
+  servers[0].server.on('upgrade', gateway.upgrade);
+  logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
     servers.push(redirect);

@@ -1,22 +1,51 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
+import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { buildServiceApp, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
+import type { DeploymentManagerConfig } from './config';
+import { authentication } from './authentication';
+import { iocContainer } from './ioc';
+import { insufficientBalanceHandler } from './errors';
+import { RegisterRoutes } from './generated/routes';
+import { requireNodePresence } from './nodes/node-presence';
+import { CasController } from './controllers/cas.controller';
+import { InternalJobsController } from './controllers/internal-jobs.controller';
+import { JobsController } from './controllers/jobs.controller';
+import { NodeJobsController } from './controllers/node-jobs.controller';
+import { composeServices, type DeploymentManagerServices } from './services';
 
-export interface ServiceDeps {
+export type DeploymentManagerSettings = Omit<DeploymentManagerConfig, 'HOST' | 'PORT' | 'DATABASE_URL' | 'REDIS_URL' | 'LOG_LEVEL'>;
+
+export interface DeploymentManagerDeps {
   logger: Logger;
   db: DataSource;
   redis: Redis;
+  /** Answers for API keys: client-manager in production (remoteKeyValidator). */
+  keys: KeyValidator;
+  settings: DeploymentManagerSettings;
 }
 
-/** The composition of deployment-manager's objects; main.ts and tests both call it. */
-export function buildApp({ logger, db, redis }: ServiceDeps): express.Express {
+/** The composition of deployment-manager's HTTP app; main.ts and tests both call it. */
+export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManagerServices = composeServices(deps)): express.Express {
+  const { settings: s } = deps;
+  const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
+  authentication.use(requireNodePresence(base, deps.redis));
+  iocContainer
+    .register(JobsController, new JobsController(services.posts, services.query, services.control))
+    .register(CasController, new CasController(services.cas, services.downloads))
+    .register(NodeJobsController, new NodeJobsController(services.nodeJobs))
+    .register(InternalJobsController, new InternalJobsController(services.query));
   return buildServiceApp({
     service: 'deployment-manager',
-    logger,
-    checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
-    register: () => undefined,
+    logger: deps.logger,
+    checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
+    bodyLimit: s.BODY_LIMIT_BYTES,
+    register: (app) => {
+      RegisterRoutes(app);
+      app.use(insufficientBalanceHandler);
+    },
   });
 }

@@ -1,8 +1,52 @@
 import { z } from 'zod';
 import { parseConfig, serviceConfigShape } from '@ocg/http';
 
+const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
 const schema = z.object({
   ...serviceConfigShape(8083),
+  /** Validates API keys and keeps the credits ledger (holds, settlements). */
+  CLIENT_MANAGER_URL: z.url().default('http://127.0.0.1:8081'),
+  /** Resolves markets (GET /internal/markets/{market}). */
+  HOST_MANAGER_URL: z.url().default('http://127.0.0.1:8082'),
+  /** Service-to-service credential (x-ocg-internal-token); client-manager's hold routes and host-manager's market route need it. */
+  INTERNAL_TOKEN: optionalText().refine((t) => t === undefined || t.length >= 16, 'must be at least 16 characters'),
+  /** Public domain of the nodes' ingress: a job is served at https://<job>[-<port>].<NODE_DOMAIN>. */
+  NODE_DOMAIN: z
+    .string()
+    .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'a domain name such as nodes.example.net')
+    .default('localhost'),
+  /** The gateway's public origin, for the links in job records. */
+  PUBLIC_URL: z.url().default('http://127.0.0.1:8080'),
+  /** A node whose presence is gone and whose last report is older than this loses its running jobs. */
+  NODE_SILENCE_SECONDS: positiveInt(60),
+  /** How often the sweeper runs (expiry, silent nodes, settlement, abandoned holds). */
+  SWEEP_INTERVAL_MS: positiveInt(5000),
+  /** Largest job definition accepted, in bytes of its JSON text. */
+  MAX_DEFINITION_BYTES: positiveInt(256 * 1024),
+  /** Largest content stored in the content-addressed store (uploads and results). */
+  MAX_CONTENT_BYTES: positiveInt(4 * 1024 * 1024),
+  /** Largest request body (base64 uploads and results are a third bigger than their bytes). */
+  BODY_LIMIT_BYTES: positiveInt(6 * 1024 * 1024),
+  /** How old a node's signed request may be. */
+  NODE_SIGNATURE_MAX_AGE_SECONDS: positiveInt(300),
+  /** How long an API key's validation is reused (client-manager's invalidations drop it sooner). */
+  API_KEY_CACHE_TTL_MS: positiveInt(10_000),
+  /** How long a market resolved through host-manager is reused. */
+  MARKET_CACHE_TTL_MS: positiveInt(5_000),
+  /** Timeout of each call to client-manager or host-manager. */
+  SERVICE_TIMEOUT_MS: positiveInt(10_000),
+  /** A hold whose request died this long ago without a job to show for it is released by the sweeper. */
+  ORPHAN_HOLD_SECONDS: positiveInt(60),
+  /** A RUNNING job its node no longer lists in sync, this long after the claim, has FAILED (the node lost it). */
+  LOST_JOB_GRACE_SECONDS: positiveInt(60),
+  /** A job no node claimed for this long FAILS (and its hold is released). */
+  QUEUE_TIMEOUT_SECONDS: positiveInt(86_400),
+  /** How long an Idempotency-Key of a job post is remembered. */
+  IDEMPOTENCY_KEY_TTL_SECONDS: positiveInt(86_400),
+  /** One settlement attempt of a job is left to one sweeper for this long. */
+  SETTLE_LEASE_SECONDS: positiveInt(30),
 });
 
 export type DeploymentManagerConfig = z.infer<typeof schema>;

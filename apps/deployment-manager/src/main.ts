@@ -1,20 +1,36 @@
 import 'reflect-metadata';
 import { runService } from '@ocg/http';
+import { remoteKeyValidator } from '@ocg/auth';
 import { createDataSource } from '@ocg/db';
 import { createRedis } from '@ocg/redis';
 import { loadConfig } from './config';
 import { buildApp } from './app';
 import { migrations } from './migrations';
+import { composeServices } from './services';
 
 runService({
   name: 'deployment-manager',
   loadConfig,
   async start(config, logger) {
-    const db = await createDataSource({ url: config.DATABASE_URL, schema: 'deployment_manager', entities: [], migrations });
-    const redis = createRedis(config.REDIS_URL, { name: 'deployment-manager' });
+    const db = await createDataSource({
+      url: config.DATABASE_URL,
+      schema: 'deployment_manager',
+      entities: [],
+      migrations,
+      log: (level, msg) => logger[level]({ component: 'db' }, msg),
+    });
+    const redis = createRedis(config.REDIS_URL, { name: 'deployment-manager', onError: (err) => logger.warn({ err: err.message }, 'redis') });
+    const keys = remoteKeyValidator({ clientManagerUrl: config.CLIENT_MANAGER_URL, redis, cacheTtlMs: config.API_KEY_CACHE_TTL_MS, internalToken: config.INTERNAL_TOKEN });
+    const deps = { logger, db, redis, keys, settings: config };
+    const services = composeServices(deps);
+    // The sweeper also finishes what a crash left: jobs ended but not settled, holds placed but not recorded.
+    services.sweeper.start();
     return {
-      app: buildApp({ logger, db, redis }),
+      app: buildApp(deps, services),
       stop: async () => {
+        await services.sweeper.stop();
+        services.waker.close();
+        await keys.close();
         await db.destroy();
         redis.disconnect();
       },

@@ -13,6 +13,8 @@ export interface AgentParts {
   reporter: Reporter;
   /** Defaults to the engine at DOCKER_SOCKET. */
   docker?: Docker;
+  /** Told where the API and the ingress listen, before the source starts (a control-plane source registers the ingress URL). */
+  onListening?: (urls: { api: string; ingress: string }) => void;
 }
 
 /**
@@ -60,7 +62,16 @@ export class NodeAgent {
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });
     ingress.server.on('upgrade', proxy.upgrade);
-    await parts.source.start(executor);
+    parts.onListening?.({ api: api.url, ingress: ingress.url });
+    try {
+      await parts.source.start(executor);
+    } catch (err) {
+      // A source that cannot start (e.g. registration refused) must not leave the ports open.
+      proxy.close();
+      await Promise.all([api.close(), ingress.close()]);
+      await executor.close();
+      throw err;
+    }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
     return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy });
   }

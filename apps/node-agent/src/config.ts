@@ -1,4 +1,5 @@
 import os from 'node:os';
+import path from 'node:path';
 import { z } from 'zod';
 import { env, parseConfig } from '@ocg/http';
 
@@ -12,6 +13,9 @@ const flag = (fallback: 'true' | 'false') =>
 /** Docker names allow these; the node id goes into labels and object names. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 const defaultNodeId = (): string => os.hostname().replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'node';
+
+const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const defaultKeyFile = (): string => path.join(os.homedir(), '.ocg', 'node-key');
 
 const schema = z.object({
   HOST: env.host(),
@@ -52,6 +56,31 @@ const schema = z.object({
   AUTH_MAX_AGE_SECONDS: count(300),
   /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
   INGRESS_TRUST_FORWARDED_HOST: flag('false'),
+  /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */
+  CONTROL_PLANE_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
+  /** The market to join: its address or name. */
+  MARKET: optionalText(),
+  /** The market's join token, from the operator. */
+  JOIN_TOKEN: optionalText(),
+  /** The node key's 32-byte ed25519 seed, as 64 hex characters or base64. Unset: NODE_KEY_FILE. */
+  NODE_KEY: optionalText(),
+  /** Where the node key's seed is kept (hex); made, mode 0600, on first start when missing. */
+  NODE_KEY_FILE: z.string().min(1).default(defaultKeyFile),
+  /** Where the gateway reaches this node's ingress. Default: the ingress's own listening URL. */
+  INGRESS_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
+  /** The agent claims jobs while it runs fewer than this many. */
+  MAX_JOBS: count(8),
+  /** How long one claim waits for a job (long poll); 0: poll. */
+  CLAIM_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(20),
+  /** How often the agent lists its running jobs to the control plane (and learns what to stop and the deadlines). */
+  SYNC_INTERVAL_MS: count(10_000),
+  /** Timeout of one control-plane request (a claim adds its wait). */
+  CONTROL_PLANE_TIMEOUT_MS: count(10_000),
+}).superRefine((c, ctx) => {
+  if (c.CONTROL_PLANE_URL === undefined) return;
+  for (const name of ['MARKET', 'JOIN_TOKEN'] as const) {
+    if (c[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required with CONTROL_PLANE_URL' });
+  }
 });
 
 export type AgentConfig = z.infer<typeof schema>;

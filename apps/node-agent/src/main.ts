@@ -1,7 +1,8 @@
 /**
  * Composition root. `tsx apps/node-agent/src/main.ts` starts the agent (API,
- * ingress, adoption of running jobs); `--run job.json` also runs that
- * definition here, prints the summary and exits (0 when it completed).
+ * ingress, adoption of running jobs); with CONTROL_PLANE_URL it joins MARKET
+ * and runs that market's jobs; `--run job.json` runs that definition here
+ * instead, prints the summary and exits (0 when it completed).
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +13,8 @@ import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
 import { loadConfig, type AgentConfig } from './config';
-import { LocalJobSource, LogReporter } from './local-source';
+import { FanoutReporter, LocalJobSource, LogReporter } from './local-source';
+import { createControlPlane, loadNodeKey } from './control-plane';
 
 interface RunContext {
   values: { poster?: string; duration?: string };
@@ -42,10 +44,29 @@ function devPoster(job: string, ctx: RunContext): string {
   return wallet.address;
 }
 
+/**
+ * Control-plane mode: the node key is the node's address; it registers in
+ * MARKET through CONTROL_PLANE_URL, claims that market's jobs and reports on them.
+ */
+async function runControlPlane(config: AgentConfig, logger: Logger): Promise<void> {
+  const signer = await loadNodeKey(config);
+  if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address) throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
+  const agentConfig = { ...config, NODE_ADDRESS: signer.address };
+  const cp = createControlPlane(agentConfig, signer, logger);
+  const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
+  const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });
+  logger.info({ node: signer.address, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
+  onShutdown(logger, async () => {
+    cp.reporter.close();
+    await agent.close();
+  });
+}
+
 runMain('node-agent', async () => {
   const { values } = parseArgs({ options: { run: { type: 'string' }, poster: { type: 'string' }, duration: { type: 'string' } } });
   const config = loadConfig();
   const logger = createLogger({ service: 'node-agent', level: config.LOG_LEVEL });
+  if (config.CONTROL_PLANE_URL && !values.run) return runControlPlane(config, logger);
   const source = new LocalJobSource();
   const agent = await NodeAgent.start(config, logger, { source, reporter: new LogReporter(logger) });
   if (!values.run) {

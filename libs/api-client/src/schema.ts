@@ -303,6 +303,51 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/cas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload content
+         * @description Stores content and answers its id: CIDv1, raw, sha2-256 (`bafkrei…`),
+         *     the id IPFS gives the same bytes. Storing the same bytes again answers
+         *     the same id. Post a job by this id with `definitionCid`.
+         */
+        post: operations["UploadContent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/cas/{cid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read content
+         * @description The stored bytes, as they were stored: `application/json` when they are
+         *     JSON, `application/octet-stream` otherwise. Readable by who uploaded
+         *     them and by the poster of a job they define or hold the result of
+         *     (definitions may carry secrets); anyone else gets 404.
+         */
+        get: operations["ReadContent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/credits/balance": {
         parameters: {
             query?: never;
@@ -339,6 +384,101 @@ export interface paths {
          *     named by id or email.
          */
         post: operations["GrantCredits"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List jobs
+         * @description Lists the caller's jobs, newest first, a page at a time.
+         */
+        get: operations["ListJobs"];
+        put?: never;
+        /**
+         * Post a job
+         * @description Posts a job definition (inline, or by the content id of an upload) to a
+         *     market. The definition is validated (400 with a JSON pointer per
+         *     problem), the market's price per second × the duration is held from the
+         *     balance at once (402 naming balance and amount required, and no job is
+         *     created), and the job is QUEUED until a node of the market claims it.
+         *     With an `Idempotency-Key`, sending the same request again answers the
+         *     same job; the same key with another request is a 422.
+         */
+        post: operations["PostJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a job
+         * @description Reads one of the caller's jobs: status, node, price, timestamps, content
+         *     ids of definition and result, op states and endpoints with their public URLs.
+         */
+        get: operations["GetJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job}/extend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Extend a job
+         * @description Adds seconds to a queued or running job's duration, holding their price
+         *     at once (402 when the balance is short). The total may not exceed the
+         *     market's maximum duration (400).
+         */
+        post: operations["ExtendJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/jobs/{job}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop a job
+         * @description Stops a job now. Billing ends at this moment: the hold settles for the
+         *     seconds run and the rest is released; the node removes the containers
+         *     at its next sync. Stopping a stopped job answers it again.
+         */
+        post: operations["StopJob"];
         delete?: never;
         options?: never;
         head?: never;
@@ -425,6 +565,92 @@ export interface paths {
          * @description Changes a market's name, price, GPU requirement or durations; members left out keep their value.
          */
         post: operations["UpdateMarket"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/node-jobs/{job}/finish": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finish a job
+         * @description The job ended on the node: its outcome, final op states and results.
+         *     The result is stored in the content-addressed store and the job's
+         *     credits settle. Sending it again answers the same.
+         */
+        post: operations["FinishJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/node-jobs/{job}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Report on a job
+         * @description Reports changed op states and endpoint readiness of a job the node runs.
+         *     The answer says whether the control plane wants the job stopped.
+         */
+        post: operations["ReportJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/node-jobs/claim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Claim a job
+         * @description Claims the oldest queued job of the market: it becomes RUNNING on the
+         *     calling node, and only one node ever gets it. With `waitSeconds`, waits
+         *     that long for a job when none is queued.
+         */
+        post: operations["ClaimJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/node-jobs/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sync running jobs
+         * @description Lists the jobs running on the node; answers which to stop (stopped by
+         *     the poster, duration over, not this node's) and every kept job's deadline.
+         */
+        post: operations["SyncJobs"];
         delete?: never;
         options?: never;
         head?: never;
@@ -678,6 +904,19 @@ export interface components {
             /** @description Whether a market may admit nodes that lack this metric. Default false. */
             optional?: boolean;
         };
+        ClaimJobRequest: {
+            /** @description The market the node registered in: its address or name. */
+            market: string;
+            /**
+             * Format: int32
+             * @description Wait up to this many seconds for a job when none is queued (long poll). Default 0: answer at once.
+             */
+            waitSeconds?: number;
+        };
+        ClaimJobResponse: {
+            /** @description The oldest queued job of the market, now RUNNING on the calling node; null when none is queued. */
+            assignment: components["schemas"]["JobAssignmentRecord"] | null;
+        };
         CreateApiKeyRequest: {
             /**
              * Format: int32
@@ -824,10 +1063,38 @@ export interface components {
             requestId?: string;
             status?: number;
         };
+        ExtendJobRequest: {
+            /**
+             * Format: int32
+             * @description Seconds to add to the job's duration. The total may not exceed the market's maximum.
+             *     The added seconds are held from the balance at once.
+             */
+            seconds: number;
+        };
         FieldError: {
             message: string;
             /** @description JSON pointer of the offending member, for example `/scopes/0`. */
             path: string;
+        };
+        FinishJobRequest: {
+            ops: components["schemas"]["NodeOpReport"][];
+            reason?: string | null;
+            /** @description Op id → result name → captured values, in order. */
+            results: {
+                [key: string]: {
+                    [key: string]: string[];
+                };
+            };
+            status: components["schemas"]["NodeJobOutcome"];
+        };
+        FinishJobResponse: {
+            /** @description Content id of the stored result. */
+            resultCid: string;
+            /**
+             * @description The job's status after this report (a job stopped earlier stays STOPPED).
+             * @enum {string}
+             */
+            status: "COMPLETED" | "FAILED" | "STOPPED";
         };
         GetBenchmarkResponse: {
             /** @description ISO 8601. */
@@ -878,6 +1145,51 @@ export interface components {
             amount: number;
             balance: components["schemas"]["GetCreditBalanceResponse"];
             transactionId: string;
+        };
+        /** @description 402 INSUFFICIENT_BALANCE: the body names both amounts, in units. */
+        InsufficientBalanceErrorBody: {
+            /** Format: double */
+            available: number;
+            /** @description Stable machine-readable code, for example `VALIDATION_FAILED`. */
+            code?: string;
+            errors?: components["schemas"]["FieldError"][];
+            /** @description What went wrong, for a person. */
+            message: string;
+            /** @description Error class, for example `ValidationError`. */
+            name: string;
+            /** @description The request id (header `x-request-id`) to quote when asking for help. */
+            requestId?: string;
+            /** Format: double */
+            required: number;
+            /**
+             * Format: double
+             * @description The HTTP status, repeated for clients that lose it.
+             */
+            status?: number;
+        };
+        /** @description What a node receives to run. */
+        JobAssignmentRecord: {
+            /**
+             * Format: double
+             * @description Unix ms when the job's paid duration is over.
+             */
+            deadline: number;
+            /** @description The normalized job definition (every member present). */
+            definition: {
+                [key: string]: unknown;
+            };
+            /** @description The job address. */
+            job: string;
+            /** @description The poster's wallet address: node API requests must be signed by it. */
+            poster: string;
+        };
+        JobDeadline: {
+            /**
+             * Format: double
+             * @description Unix ms when the job's paid duration is over (extensions included).
+             */
+            deadline: number;
+            job: string;
         };
         /**
          * Job definition
@@ -1128,6 +1440,198 @@ export interface components {
             /** @constant */
             type: "websocket";
         };
+        JobEndpointRecord: {
+            /** @description The op exposing the port. */
+            op: string;
+            /** Format: double */
+            port: number;
+            status: components["schemas"]["JobEndpointStatus"];
+            /** @description ISO 8601 of the last change reported by the node. */
+            updatedAt: string;
+            /** @description `https://<job>-<port>.<node domain>` (or `<job>-<opIndex>-<port>` when two ops expose the port). */
+            url: string;
+        };
+        /**
+         * @description ONLINE: the port passed its startup checks and its continuous checks pass. PENDING: not ready yet.
+         * @enum {string}
+         */
+        JobEndpointStatus: "PENDING" | "ONLINE" | "OFFLINE";
+        /** @description Where to read the job and what it refers to, through the gateway. */
+        JobLinks: {
+            /** @description `GET /cas/{definitionCid}` */
+            definition: string;
+            job: string;
+            market: string;
+            /** @description `GET /cas/{resultCid}`, once there is a result. */
+            result: string | null;
+        };
+        JobOpRecord: {
+            /** @description ISO 8601. */
+            endedAt: string | null;
+            /** Format: double */
+            exitCode: number | null;
+            /** @description The op's stage: its execution.group, or its own id for an op without a group. */
+            group: string | null;
+            id: string;
+            /**
+             * Format: double
+             * @description Position of the op in the definition.
+             */
+            opIndex: number;
+            /** @description Why it failed or was stopped. */
+            reason: string | null;
+            /**
+             * Format: double
+             * @description Restarts by the op's restart policy.
+             */
+            restarts: number;
+            /** @description ISO 8601. */
+            startedAt: string | null;
+            status: components["schemas"]["JobOpState"];
+        };
+        /**
+         * @description pending → running → completed | failed; stopped: by the poster, a dependency or the job's end.
+         * @enum {string}
+         */
+        JobOpState: "pending" | "running" | "completed" | "failed" | "stopped";
+        JobRecord: {
+            /** @description The job address: base58 of 32 random bytes. */
+            address: string;
+            /**
+             * Format: double
+             * @description Seconds charged: from start to end, rounded up to whole seconds, at most durationSeconds. Set once the job ended.
+             */
+            billedSeconds: number | null;
+            /**
+             * Format: double
+             * @description pricePerSecond × billedSeconds. Set once the job ended.
+             */
+            cost: number | null;
+            /** @description ISO 8601 timestamps. */
+            createdAt: string;
+            /** @description Content id of the definition. */
+            definitionCid: string;
+            /**
+             * Format: double
+             * @description The paid duration (extensions included).
+             */
+            durationSeconds: number;
+            endpoints: components["schemas"]["JobEndpointRecord"][];
+            /** @description When the paid duration is over (set when the job starts). */
+            endsAt: string | null;
+            finishedAt: string | null;
+            links: components["schemas"]["JobLinks"];
+            /** @description The market's address. */
+            market: string;
+            /** @description The address of the node that claimed it. */
+            node: string | null;
+            ops: components["schemas"]["JobOpRecord"][];
+            /** @description The poster's wallet address: node API requests must be signed by this wallet. */
+            poster: string;
+            /**
+             * Format: double
+             * @description Credit units per second, the market's price when the job was posted.
+             */
+            pricePerSecond: number;
+            /** @description Why the job ended (e.g. `stopped by the poster`, `duration ended`, an op's failure). */
+            reason: string | null;
+            /** @description Content id of the result (ops, their states and captured results), once the node finished the job. */
+            resultCid: string | null;
+            settledAt: string | null;
+            settlement: components["schemas"]["JobSettlement"];
+            startedAt: string | null;
+            status: components["schemas"]["JobState"];
+            /**
+             * Format: double
+             * @description pricePerSecond × durationSeconds: what is held from the balance.
+             */
+            totalPrice: number;
+            /** @description The job's URL (its first exposed port), when it exposes any. */
+            url: string | null;
+        };
+        /**
+         * @description For the gateway's job ingress (internal): which node serves a host name's
+         *     job. Host names are lowercase, so the lookup ignores case (job addresses
+         *     are unique by their lowercase form).
+         */
+        JobRouteRecord: {
+            /** @description The job address, in its own case. */
+            job: string;
+            /** @description The node running it; null before a claim. */
+            node: string | null;
+            status: components["schemas"]["JobState"];
+        };
+        /**
+         * @description open: the settlement of the job's holds has not finished; settled: every hold is settled or released.
+         * @enum {string}
+         */
+        JobSettlement: "open" | "settled";
+        /**
+         * @description QUEUED → RUNNING (a node claimed it) → COMPLETED | FAILED | STOPPED;
+         *     QUEUED → STOPPED (stopped before a node claimed it) | FAILED (never started).
+         *     COMPLETED, FAILED and STOPPED are final.
+         * @enum {string}
+         */
+        JobState: "QUEUED" | "RUNNING" | "COMPLETED" | "FAILED" | "STOPPED";
+        JobStopOrder: {
+            job: string;
+            /** @description Why, e.g. `stopped by the poster`, `duration ended`, `not assigned to this node`. */
+            reason: string;
+        };
+        /** @description A job as listed: everything but its ops and endpoints. */
+        JobSummaryRecord: {
+            /** @description The job address: base58 of 32 random bytes. */
+            address: string;
+            /**
+             * Format: double
+             * @description Seconds charged: from start to end, rounded up to whole seconds, at most durationSeconds. Set once the job ended.
+             */
+            billedSeconds: number | null;
+            /**
+             * Format: double
+             * @description pricePerSecond × billedSeconds. Set once the job ended.
+             */
+            cost: number | null;
+            /** @description ISO 8601 timestamps. */
+            createdAt: string;
+            /** @description Content id of the definition. */
+            definitionCid: string;
+            /**
+             * Format: double
+             * @description The paid duration (extensions included).
+             */
+            durationSeconds: number;
+            /** @description When the paid duration is over (set when the job starts). */
+            endsAt: string | null;
+            finishedAt: string | null;
+            links: components["schemas"]["JobLinks"];
+            /** @description The market's address. */
+            market: string;
+            /** @description The address of the node that claimed it. */
+            node: string | null;
+            /** @description The poster's wallet address: node API requests must be signed by this wallet. */
+            poster: string;
+            /**
+             * Format: double
+             * @description Credit units per second, the market's price when the job was posted.
+             */
+            pricePerSecond: number;
+            /** @description Why the job ended (e.g. `stopped by the poster`, `duration ended`, an op's failure). */
+            reason: string | null;
+            /** @description Content id of the result (ops, their states and captured results), once the node finished the job. */
+            resultCid: string | null;
+            settledAt: string | null;
+            settlement: components["schemas"]["JobSettlement"];
+            startedAt: string | null;
+            status: components["schemas"]["JobState"];
+            /**
+             * Format: double
+             * @description pricePerSecond × durationSeconds: what is held from the balance.
+             */
+            totalPrice: number;
+            /** @description The job's URL (its first exposed port), when it exposes any. */
+            url: string | null;
+        };
         ListApiKeysResponse: {
             keys: components["schemas"]["ApiKeyRecord"][];
             /** Format: double */
@@ -1138,6 +1642,12 @@ export interface components {
             benchmarks: components["schemas"]["BenchmarkRecord"][];
             /** Format: double */
             total: number;
+        };
+        ListJobsResponse: {
+            /** @description The caller's jobs, newest first. */
+            jobs: components["schemas"]["JobSummaryRecord"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
         };
         ListMarketsResponse: {
             /** @description Every market, by name. */
@@ -1220,6 +1730,18 @@ export interface components {
             unchanged: string[];
             updated: string[];
         };
+        NodeEndpointReport: {
+            /** @description First label of the endpoint's host name: `<job>-<port>` or `<job>-<opIndex>-<port>`. */
+            host: string;
+            /** @description ONLINE while continuous checks pass. */
+            online: boolean;
+            /** @description The op exposing the port. */
+            op: string;
+            /** Format: int32 */
+            port: number;
+            /** @description Passed its startup checks in the current container run. */
+            ready: boolean;
+        };
         /** @description Nodes: machines running node-agent, each with its own ed25519 key (its address). */
         NodeGpu: {
             /** Format: int32 */
@@ -1238,6 +1760,27 @@ export interface components {
             /** Format: double */
             presenceTtlSeconds: number;
             status: components["schemas"]["NodeStatus"];
+        };
+        /**
+         * @description How the job ended on the node.
+         * @enum {string}
+         */
+        NodeJobOutcome: "completed" | "failed" | "stopped";
+        NodeOpReport: {
+            /** @description ISO 8601. */
+            endedAt?: string | null;
+            /** Format: int32 */
+            exitCode?: number | null;
+            group?: string | null;
+            id: string;
+            /** Format: int32 */
+            opIndex: number;
+            reason?: string | null;
+            /** Format: int32 */
+            restarts?: number;
+            /** @description ISO 8601. */
+            startedAt?: string | null;
+            status: components["schemas"]["JobOpState"];
         };
         NodeRecord: {
             /** @description Base58 of the node's ed25519 public key. */
@@ -1264,6 +1807,25 @@ export interface components {
         };
         /** @enum {string} */
         NodeStatus: "ONLINE" | "OFFLINE";
+        PostJobRequest: {
+            /**
+             * @description The job definition (schema `JobDefinition`, version 0.1). Give this or `definitionCid`, not both.
+             *     It is stored in the content-addressed store as its compact JSON text.
+             */
+            definition?: {
+                [key: string]: unknown;
+            };
+            /** @description The content id (`bafkrei…`) of a definition uploaded with `POST /cas`, instead of `definition`. */
+            definitionCid?: string;
+            /**
+             * Format: int32
+             * @description How long the job may run, in seconds. Default: the market's default duration; at most the market's maximum.
+             *     The whole duration is held from the balance when the job is posted; only the seconds run are charged.
+             */
+            durationSeconds?: number;
+            /** @description The market: its address, or its name (case-insensitive). */
+            market: string;
+        };
         /** @description Construct a type with a set of properties K of type T */
         "Record_string.unknown_": {
             [key: string]: unknown;
@@ -1303,6 +1865,14 @@ export interface components {
              */
             amount?: number;
             userId: string;
+        };
+        ReportJobRequest: {
+            endpoints?: components["schemas"]["NodeEndpointReport"][];
+            ops?: components["schemas"]["NodeOpReport"][];
+        };
+        ReportJobResponse: {
+            /** @description True when the control plane wants the job stopped (stopped by the poster, duration over, reassigned). */
+            stop: boolean;
         };
         RotateJoinTokenResponse: {
             /** @description The market's address. */
@@ -1395,6 +1965,16 @@ export interface components {
             signatures: components["schemas"]["SignatureRecord"][];
             userAddress: string;
         };
+        SyncJobsRequest: {
+            /** @description Addresses of every job running on the node. */
+            running: string[];
+        };
+        SyncJobsResponse: {
+            /** @description The current deadline of each job the node may keep running. */
+            deadlines: components["schemas"]["JobDeadline"][];
+            /** @description Jobs the node must stop. */
+            stop: components["schemas"]["JobStopOrder"][];
+        };
         ThresholdLinkToAdd: {
             jsonLogic: components["schemas"]["Record_string.unknown_"];
             marketAddress: string;
@@ -1428,6 +2008,25 @@ export interface components {
             name?: string;
             /** Format: int32 */
             pricePerSecond?: number;
+        };
+        /** @description The content-addressed store: bytes by their CIDv1 (raw, sha2-256), the id IPFS gives the same bytes. */
+        UploadContentRequest: {
+            /** @description The content: text as it is (utf8) or base64 of the bytes. */
+            content: string;
+            /**
+             * @description How `content` is written. Default `utf8`: the UTF-8 bytes of the text are stored.
+             * @enum {string}
+             */
+            encoding?: "utf8" | "base64";
+        };
+        UploadContentResponse: {
+            /** @description CIDv1, codec raw, sha2-256, base32 (`bafkrei…`). */
+            cid: string;
+            /**
+             * Format: double
+             * @description Bytes stored.
+             */
+            size: number;
         };
         /** @description A user as validation answers report it. */
         UserRecord: {
@@ -2074,6 +2673,78 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    UploadContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UploadContentRequest"];
+                "multipart/form-data": components["schemas"]["UploadContentRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadContentResponse"];
+                    "multipart/form-data": components["schemas"]["UploadContentResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ReadContent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The content id. */
+                cid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No content with this id that the caller may read */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     GetCreditBalance: {
         parameters: {
             query?: never;
@@ -2140,6 +2811,255 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ListJobs: {
+        parameters: {
+            query?: {
+                /** @description `nextCursor` of the previous page. */
+                cursor?: string;
+                /** @description Jobs per page, 1 to 200 (default 50). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ListJobsResponse"];
+                    "multipart/form-data": components["schemas"]["ListJobsResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    PostJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Any unique text (1 to 200 characters), e.g. a UUID; kept per user. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PostJobRequest"];
+                "multipart/form-data": components["schemas"]["PostJobRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRecord"];
+                    "multipart/form-data": components["schemas"]["JobRecord"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The balance does not cover price per second × duration (`available` and `required` in units) */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientBalanceErrorBody"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description No such market (or no such content id among yours) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    GetJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRecord"];
+                    "multipart/form-data": components["schemas"]["JobRecord"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such job among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ExtendJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExtendJobRequest"];
+                "multipart/form-data": components["schemas"]["ExtendJobRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRecord"];
+                    "multipart/form-data": components["schemas"]["JobRecord"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The balance does not cover the added seconds */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InsufficientBalanceErrorBody"];
+                };
+            };
+            403: components["responses"]["Forbidden"];
+            /** @description No such job among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The job has ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    StopJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobRecord"];
+                    "multipart/form-data": components["schemas"]["JobRecord"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such job among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The job already completed or failed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2291,6 +3211,152 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["MarketRecord"];
                     "multipart/form-data": components["schemas"]["MarketRecord"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    FinishJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FinishJobRequest"];
+                "multipart/form-data": components["schemas"]["FinishJobRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinishJobResponse"];
+                    "multipart/form-data": components["schemas"]["FinishJobResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ReportJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportJobRequest"];
+                "multipart/form-data": components["schemas"]["ReportJobRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportJobResponse"];
+                    "multipart/form-data": components["schemas"]["ReportJobResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    ClaimJob: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimJobRequest"];
+                "multipart/form-data": components["schemas"]["ClaimJobRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClaimJobResponse"];
+                    "multipart/form-data": components["schemas"]["ClaimJobResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    SyncJobs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncJobsRequest"];
+                "multipart/form-data": components["schemas"]["SyncJobsRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncJobsResponse"];
+                    "multipart/form-data": components["schemas"]["SyncJobsResponse"];
                     "text/plain": string;
                 };
             };

@@ -74,16 +74,21 @@ function normalizeOperation(op: Json, service: string): Json {
   if (!Array.isArray(out.tags) || out.tags.length === 0) out.tags = [service];
   if (Array.isArray(out.parameters)) out.parameters = out.parameters.map((p: Json) => ({ ...p, schema: toSchema31(p.schema as Json) }));
   const body = op.requestBody as Json | undefined;
-  if (body) out.requestBody = { ...body, content: everyWireType(body.content as Json) };
+  if (body) out.requestBody = isJsonContent(body.content as Json) ? { ...body, content: everyWireType(body.content as Json) } : toResponse31(body);
   const responses: Json = {};
   for (const [status, response] of Object.entries((op.responses ?? {}) as Record<string, Json>)) {
     const content = response.content as Json | undefined;
-    responses[status] = content && status.startsWith('2') ? { ...response, content: everyWireType(content) } : toResponse31(response);
+    responses[status] = content && status.startsWith('2') && isJsonContent(content) ? { ...response, content: everyWireType(content) } : toResponse31(response);
   }
   const errors = errorResponsesFor({ hasBody: Boolean(body), secured: Array.isArray(op.security) && op.security.length > 0, hasParams: Array.isArray(op.parameters) && op.parameters.length > 0 });
   for (const [status, ref] of Object.entries(errors)) responses[status] ??= ref;
   out.responses = sortKeys(responses);
   return out;
+}
+
+/** JSON bodies get the three wire formats; a declared other type (e.g. octet-stream downloads) stays as it is. */
+function isJsonContent(content: Json | undefined): boolean {
+  return !content || Object.keys(content).length === 0 || 'application/json' in content;
 }
 
 /** The three media types share one schema: the parsed object is the same whichever arrives. */

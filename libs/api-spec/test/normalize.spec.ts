@@ -43,6 +43,15 @@ describe('mergeAndNormalize', () => {
     expect(post.responses['415']).toEqual({ $ref: '#/components/responses/UnsupportedMediaType' });
   });
 
+  it('keeps a declared non-JSON response, such as a download, as it is', () => {
+    const download = {
+      operationId: 'GetBlob',
+      responses: { '200': { description: 'Ok', content: { 'application/octet-stream': { schema: { type: 'string', format: 'byte' } } } } },
+    };
+    const doc = mergeAndNormalize([{ service: 'a', spec: fragment({ '/blob': { get: download } }) }], { title: 't', version: '1.0.0' }) as any;
+    expect(doc.paths['/blob'].get.responses['200'].content).toEqual({ 'application/octet-stream': { schema: { type: 'string', format: 'byte' } } });
+  });
+
   it('refuses two services serving the same method and path', () => {
     expect(() =>
       mergeAndNormalize(

@@ -8,3 +8,4 @@ export * from './users';
 export * from './validation';
 export * from './credits';
 export * from './host';
+export * from './jobs';

@@ -1,3 +1,5 @@
+import type { JobState as ContractJobState } from '@ocg/contracts';
+
 /**
  * Job states and the only transitions allowed between them. Every write of a
  * job's status goes through `assertTransition`, and the SQL that moves a job
@@ -5,15 +7,16 @@
  *
  *   QUEUED  -> RUNNING    a node of the market claimed it
  *   QUEUED  -> STOPPED    the poster stopped it before any node claimed it
- *   QUEUED  -> FAILED     it could not be started (e.g. refused by every node)
+ *   QUEUED  -> FAILED     it could not be started (no node claimed it within QUEUE_TIMEOUT_SECONDS)
  *   RUNNING -> COMPLETED  every op ended successfully
- *   RUNNING -> FAILED     an op failed (after its restart policy)
+ *   RUNNING -> FAILED     an op failed (after its restart policy), or its node lost it
  *   RUNNING -> STOPPED    stopped by the poster, the end of its duration, or its node going silent
  *
  * COMPLETED, FAILED and STOPPED are final.
  */
-export const JOB_STATES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'STOPPED'] as const;
+export const JOB_STATES = ['QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'STOPPED'] as const satisfies readonly ContractJobState[];
 export type JobState = (typeof JOB_STATES)[number];
+export const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'STOPPED'];
 
 const NEXT: Record<JobState, readonly JobState[]> = {
   QUEUED: ['RUNNING', 'STOPPED', 'FAILED'],

@@ -1,2 +1,4 @@
+import { Jobs1760000000100 } from './1760000000100-jobs';
+
 /** Every migration of deployment-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [];
+export const migrations: (new () => unknown)[] = [Jobs1760000000100];

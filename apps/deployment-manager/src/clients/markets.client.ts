@@ -1,0 +1,55 @@
+import type { MarketRecord } from '@ocg/contracts';
+import { isAddress } from '@ocg/auth';
+import { NotFoundError } from '@ocg/http';
+import type { ServiceClient } from './service-client';
+
+interface Cached {
+  market: MarketRecord;
+  expiresAt: number;
+}
+
+/**
+ * Markets from host-manager (`GET /internal/markets/{market}`), by address or
+ * name, kept briefly: a job takes the price at post time, so a price change
+ * reaches new jobs within the TTL.
+ */
+export class MarketsClient {
+  private readonly cache = new Map<string, Cached>();
+  private readonly nodeMarkets = new Map<string, { market: string; expiresAt: number }>();
+
+  constructor(
+    private readonly service: ServiceClient,
+    private readonly ttlMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The market a registered node joined (`GET /internal/nodes/{node}`), kept as briefly as markets. */
+  async marketOfNode(node: string): Promise<string | undefined> {
+    const key = `node:${node}`;
+    const hit = this.nodeMarkets.get(key);
+    if (hit && hit.expiresAt > this.now()) return hit.market;
+    const res = await this.service.call<{ market: string }>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
+    if (res.status === 404) return undefined;
+    if (res.status !== 200) throw this.service.unavailable(`status ${res.status} looking up node ${node}`);
+    if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
+    this.nodeMarkets.set(key, { market: res.body.market, expiresAt: this.now() + this.ttlMs });
+    return res.body.market;
+  }
+
+  async resolve(ref: string): Promise<MarketRecord> {
+    const key = cacheKey(ref);
+    const hit = this.cache.get(key);
+    if (hit && hit.expiresAt > this.now()) return hit.market;
+    const res = await this.service.call<MarketRecord>({ method: 'GET', path: `/internal/markets/${encodeURIComponent(ref)}` });
+    if (res.status === 404) throw new NotFoundError(`No market with the address or name "${ref}"`);
+    if (res.status !== 200) throw this.service.unavailable(`status ${res.status} resolving market "${ref}"`);
+    if (this.cache.size > 1000) this.cache.clear();
+    const entry = { market: res.body, expiresAt: this.now() + this.ttlMs };
+    this.cache.set(key, entry);
+    this.cache.set(cacheKey(res.body.address), entry);
+    return res.body;
+  }
+}
+
+/** Addresses are case-sensitive base58; names compare ignoring case (host-manager's rule). */
+const cacheKey = (ref: string): string => (isAddress(ref) ? ref : `name:${ref.toLowerCase()}`);

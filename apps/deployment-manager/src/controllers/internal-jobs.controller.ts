@@ -1,0 +1,21 @@
+import { Get, Hidden, Path, Route, Security } from '@tsoa/runtime';
+import type { JobRouteRecord } from '@ocg/contracts';
+import type { JobQueryService } from '../jobs/job-query.service';
+
+/**
+ * For the gateway, which serves `https://<job>[-<port>].<node domain>` by
+ * proxying to the node running the job. Hidden from the public contract (so
+ * the gateway has no route to it) and guarded by the internal credential.
+ */
+@Route('internal/jobs')
+@Hidden()
+export class InternalJobsController {
+  constructor(private readonly query: JobQueryService) {}
+
+  /** @param job The job address in any case (a host name's first label is lowercase). */
+  @Get('{job}')
+  @Security('internal')
+  public routeJob(@Path() job: string): Promise<JobRouteRecord> {
+    return this.query.route(job);
+  }
+}

@@ -1,0 +1,94 @@
+import { Body, Get, Header, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { Request as ExRequest } from 'express';
+import type { ErrorBody, ExtendJobRequest, InsufficientBalanceErrorBody, JobRecord, ListJobsResponse, PostJobRequest } from '@ocg/contracts';
+import type { JobControlService } from '../jobs/job-control.service';
+import type { JobPostService } from '../jobs/job-post.service';
+import type { JobQueryService } from '../jobs/job-query.service';
+import { callerOf } from './identity';
+
+@Route('jobs')
+@Tags('Deployments Jobs')
+export class JobsController {
+  constructor(
+    private readonly posts: JobPostService,
+    private readonly query: JobQueryService,
+    private readonly control: JobControlService,
+  ) {}
+
+  /**
+   * Posts a job definition (inline, or by the content id of an upload) to a
+   * market. The definition is validated (400 with a JSON pointer per
+   * problem), the market's price per second × the duration is held from the
+   * balance at once (402 naming balance and amount required, and no job is
+   * created), and the job is QUEUED until a node of the market claims it.
+   * With an `Idempotency-Key`, sending the same request again answers the
+   * same job; the same key with another request is a 422.
+   * @summary Post a job
+   * @param idempotencyKey Any unique text (1 to 200 characters), e.g. a UUID; kept per user.
+   */
+  @Post()
+  @Security('bearerAuth', ['jobs:write'])
+  @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover price per second × duration (`available` and `required` in units)')
+  @Response<ErrorBody>(404, 'No such market (or no such content id among yours)')
+  @Response<ErrorBody>(422, 'The Idempotency-Key was used with another request')
+  public postJob(@Request() req: ExRequest, @Body() body: PostJobRequest, @Header('Idempotency-Key') idempotencyKey?: string): Promise<JobRecord> {
+    return this.posts.post(callerOf(req), body, idempotencyKey);
+  }
+
+  /**
+   * Lists the caller's jobs, newest first, a page at a time.
+   * @summary List jobs
+   * @param limit Jobs per page, 1 to 200 (default 50).
+   * @param cursor `nextCursor` of the previous page.
+   * @isInt limit
+   */
+  @Get()
+  @Security('bearerAuth', ['jobs:read'])
+  public listJobs(@Request() req: ExRequest, @Query() limit?: number, @Query() cursor?: string): Promise<ListJobsResponse> {
+    return this.query.list(callerOf(req), limit, cursor);
+  }
+
+  /**
+   * Reads one of the caller's jobs: status, node, price, timestamps, content
+   * ids of definition and result, op states and endpoints with their public URLs.
+   * @summary Get a job
+   * @param job The job address.
+   */
+  @Get('{job}')
+  @Security('bearerAuth', ['jobs:read'])
+  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  public getJob(@Request() req: ExRequest, @Path() job: string): Promise<JobRecord> {
+    return this.query.get(callerOf(req), job);
+  }
+
+  /**
+   * Stops a job now. Billing ends at this moment: the hold settles for the
+   * seconds run and the rest is released; the node removes the containers
+   * at its next sync. Stopping a stopped job answers it again.
+   * @summary Stop a job
+   * @param job The job address.
+   */
+  @Post('{job}/stop')
+  @Security('bearerAuth', ['jobs:write'])
+  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  @Response<ErrorBody>(409, 'The job already completed or failed')
+  public stopJob(@Request() req: ExRequest, @Path() job: string): Promise<JobRecord> {
+    return this.control.stop(callerOf(req), job);
+  }
+
+  /**
+   * Adds seconds to a queued or running job's duration, holding their price
+   * at once (402 when the balance is short). The total may not exceed the
+   * market's maximum duration (400).
+   * @summary Extend a job
+   * @param job The job address.
+   */
+  @Post('{job}/extend')
+  @Security('bearerAuth', ['jobs:write'])
+  @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover the added seconds')
+  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  @Response<ErrorBody>(409, 'The job has ended')
+  public extendJob(@Request() req: ExRequest, @Path() job: string, @Body() body: ExtendJobRequest): Promise<JobRecord> {
+    return this.control.extend(callerOf(req), job, body.seconds);
+  }
+}

@@ -1,0 +1,4 @@
+import { ControllerRegistry } from '@ocg/http';
+
+/** tsoa's iocModule: buildApp registers the controller instances it builds. */
+export const iocContainer = new ControllerRegistry();

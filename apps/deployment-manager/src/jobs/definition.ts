@@ -1,0 +1,71 @@
+import type { FieldError, MarketRecord, PostJobRequest } from '@ocg/contracts';
+import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
+import { PayloadTooLargeError, ValidationError } from '@ocg/http';
+import type { CasService } from '../cas/cas.service';
+
+export interface LoadedDefinition {
+  /** The bytes stored in the CAS: the uploaded file, or the compact JSON of an inline definition. */
+  bytes: Buffer;
+  normalized: NormalizedJobDefinition;
+}
+
+/** A job's definition from the request (inline or by content id), validated and normalized. */
+export class DefinitionLoader {
+  constructor(
+    private readonly cas: CasService,
+    private readonly maxBytes: number,
+  ) {}
+
+  async load(userId: string, body: PostJobRequest): Promise<LoadedDefinition> {
+    const { definition, definitionCid } = body;
+    if (definition !== undefined && definitionCid === undefined) return this.check(Buffer.from(JSON.stringify(definition)), definition, '/definition');
+    if (definitionCid === undefined || definition !== undefined) throw invalid([{ path: '', message: 'give exactly one of definition and definitionCid' }]);
+    const bytes = await this.cas.read(definitionCid, userId);
+    return this.check(bytes, parseJson(bytes, definitionCid), '');
+  }
+
+  /** Pointers are into the request (`/definition/ops/0/...`), or into the stored definition when it came by content id. */
+  private check(bytes: Buffer, definition: unknown, prefix: string): LoadedDefinition {
+    if (bytes.length > this.maxBytes) throw new PayloadTooLargeError(`The job definition is ${bytes.length} bytes, over the ${this.maxBytes}-byte limit`);
+    const { valid, errors } = validate(definition);
+    if (!valid) throw invalid(errors.map((e) => ({ path: prefix + e.path, message: e.message })));
+    return { bytes, normalized: normalize(definition as JobDefinition) };
+  }
+}
+
+/** A market without GPUs cannot run an op that asks for one: refused at post time, naming the op. */
+export function checkGpus(definition: NormalizedJobDefinition, market: MarketRecord, prefix: string): void {
+  if (market.gpuRequired) return;
+  const errors = definition.ops.flatMap((op, i) =>
+    op.type === 'container/run' && op.args.gpu ? [{ path: `${prefix}/ops/${i}/args/gpu`, message: `op "${op.id}" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` }] : [],
+  );
+  if (errors.length > 0) throw invalid(errors);
+}
+
+/** Whether any op exposes a public port (the job then has a URL). */
+export function exposesPorts(definition: NormalizedJobDefinition): boolean {
+  return definition.ops.some((op) => op.type === 'container/run' && op.args.expose.some((e) => !('port' in e) || e.type !== 'none'));
+}
+
+/** The duration asked for, or the market's default; never beyond the market's maximum. */
+export function durationFor(body: PostJobRequest, market: MarketRecord): number {
+  const seconds = body.durationSeconds ?? market.defaultDurationSeconds;
+  if (seconds > market.maxDurationSeconds) {
+    throw invalid([{ path: '/durationSeconds', message: `${seconds} s is beyond the maximum duration of market "${market.name}" (${market.maxDurationSeconds} s)` }]);
+  }
+  return seconds;
+}
+
+export function invalid(errors: FieldError[]): ValidationError {
+  const first = errors[0];
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+  return new ValidationError(`Validation failed: ${first.path || '(body)'}: ${first.message}${more}`, errors);
+}
+
+function parseJson(bytes: Buffer, cid: string): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    throw invalid([{ path: '/definitionCid', message: `content ${cid} is not JSON, so it is not a job definition` }]);
+  }
+}

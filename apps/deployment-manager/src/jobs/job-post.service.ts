@@ -1,0 +1,129 @@
+import { createHash, randomBytes } from 'node:crypto';
+import bs58 from 'bs58';
+import type { DataSource } from 'typeorm';
+import type { CreditHoldRecord, JobRecord, MarketRecord, PostJobRequest } from '@ocg/contracts';
+import { canonicalJson } from '@ocg/auth';
+import { ConflictError, ServiceUnavailableError, ValidationError } from '@ocg/http';
+import type { CasService } from '../cas/cas.service';
+import type { CreditsClient } from '../clients/credits.client';
+import type { MarketsClient } from '../clients/markets.client';
+import { IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
+import type { Caller } from './caller';
+import { checkGpus, durationFor, exposesPorts, type DefinitionLoader, type LoadedDefinition } from './definition';
+import type { HoldRepository } from './hold.repository';
+import type { JobQueryService } from './job-query.service';
+import type { JobRepository } from './job.repository';
+import type { MarketWaker } from './market-waker';
+import type { PostRequestRepository } from './post-request.repository';
+
+export interface JobPostDeps {
+  db: DataSource;
+  jobs: JobRepository;
+  holds: HoldRepository;
+  requests: PostRequestRepository;
+  cas: CasService;
+  credits: CreditsClient;
+  markets: MarketsClient;
+  definitions: DefinitionLoader;
+  query: JobQueryService;
+  waker: MarketWaker;
+}
+
+interface Priced {
+  def: LoadedDefinition;
+  market: MarketRecord;
+  duration: number;
+  amount: number;
+}
+
+/**
+ * Posting a job: validate, price, hold the whole duration, then record the
+ * job QUEUED. The hold comes first, so a short balance answers at once and
+ * leaves nothing behind; its reference is the job address, so a retry with
+ * the same Idempotency-Key finds the same hold and the same job.
+ */
+export class JobPostService {
+  constructor(private readonly d: JobPostDeps) {}
+
+  async post(caller: Caller, body: PostJobRequest, idempotencyKey?: string): Promise<JobRecord> {
+    // A retry of a post that succeeded answers its job even if the market has changed since.
+    const done = idempotencyKey === undefined ? undefined : await this.d.requests.earlier(caller.userId, idempotencyKey, requestHash(body));
+    if (done && (await this.d.jobs.find(done))) return this.d.query.view(done);
+    const priced = await this.price(caller, body);
+    const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
+    if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);
+    try {
+      const hold = priced.amount > 0 ? await this.hold(caller, address, priced) : undefined;
+      await this.record(caller, address, priced, hold);
+    } catch (err) {
+      if (idempotencyKey !== undefined && isFinal(err)) await this.d.requests.release(caller.userId, idempotencyKey);
+      throw err;
+    }
+    this.d.waker.wake(priced.market.address);
+    return this.d.query.view(address);
+  }
+
+  private async price(caller: Caller, body: PostJobRequest): Promise<Priced> {
+    const def = await this.d.definitions.load(caller.userId, body);
+    const market = await this.d.markets.resolve(body.market);
+    checkGpus(def.normalized, market, body.definition !== undefined ? '/definition' : '');
+    const duration = durationFor(body, market);
+    return { def, market, duration, amount: market.pricePerSecond * duration };
+  }
+
+  private async reserve(caller: Caller, body: PostJobRequest, key: string | undefined): Promise<{ address: string; fresh: boolean }> {
+    const address = bs58.encode(randomBytes(32));
+    if (key === undefined) return { address, fresh: true };
+    if (key.length < 1 || key.length > 200) throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
+    const reservation = await this.d.requests.reserve(caller.userId, key, requestHash(body), address);
+    if (!reservation) throw new IdempotencyKeyReusedError(key);
+    return reservation;
+  }
+
+  /** The hold for the whole duration, recorded as "placing" first so a crash right after leaves a trace the sweeper releases. */
+  private async hold(caller: Caller, address: string, p: Priced): Promise<CreditHoldRecord> {
+    await this.d.holds.begin({ reference: address, job: address, seq: 0, userId: caller.userId, amount: p.amount, seconds: p.duration });
+    let hold: CreditHoldRecord;
+    try {
+      hold = await this.d.credits.hold({ userId: caller.userId, amount: p.amount, reference: address });
+    } catch (err) {
+      if (err instanceof InsufficientBalanceError) await this.d.holds.forget(address);
+      throw err;
+    }
+    if (hold.status === 'closed' || hold.held !== p.amount) {
+      throw new ConflictError('An earlier attempt with this Idempotency-Key was abandoned and its credits released; post again with a new key');
+    }
+    return hold;
+  }
+
+  /** The definition, the job and its applied hold, all or nothing. */
+  private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<void> {
+    await this.d.db.transaction(async (m) => {
+      const definitionCid = await this.d.cas.put(p.def.bytes, caller.userId, m);
+      const inserted = await this.d.jobs.insert(m, {
+        address,
+        userId: caller.userId,
+        poster: caller.poster,
+        market: p.market.address,
+        definitionCid,
+        definition: p.def.normalized,
+        exposes: exposesPorts(p.def.normalized),
+        pricePerSecond: p.market.pricePerSecond,
+        durationSeconds: p.duration,
+        maxDurationSeconds: p.market.maxDurationSeconds,
+      });
+      if (!inserted) return; // the same request, retried concurrently, recorded it first
+      if (hold && !(await this.d.holds.placed(m, address, hold.id, true))) {
+        throw new ServiceUnavailableError('This post took too long and its credits were released; post again');
+      }
+    });
+  }
+}
+
+/** What makes two posts "the same request": the body, whatever its member order or wire format. */
+const requestHash = (body: PostJobRequest): string => createHash('sha256').update(canonicalJson(body)).digest('hex');
+
+/** A refusal that will not change by retrying the same request: the key may be used again. */
+function isFinal(err: unknown): boolean {
+  return err instanceof InsufficientBalanceError || err instanceof ConflictError;
+}

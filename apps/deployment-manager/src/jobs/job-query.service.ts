@@ -1,0 +1,57 @@
+import type { JobRecord, JobRouteRecord, ListJobsResponse } from '@ocg/contracts';
+import { NotFoundError, ValidationError } from '@ocg/http';
+import type { Caller } from './caller';
+import type { JobRepository } from './job.repository';
+import type { JobViews } from './job-views';
+
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+/** Reading jobs. Another user's job answers exactly like one that does not exist. */
+export class JobQueryService {
+  constructor(
+    private readonly jobs: JobRepository,
+    private readonly views: JobViews,
+  ) {}
+
+  async get(caller: Caller, address: string): Promise<JobRecord> {
+    const job = await this.jobs.find(address);
+    if (!job || job.user_id !== caller.userId) throw notFound(address);
+    return this.view(address);
+  }
+
+  /** The full record, for callers that already checked who may see it. */
+  async view(address: string): Promise<JobRecord> {
+    const job = await this.jobs.find(address);
+    if (!job) throw notFound(address);
+    const [ops, endpoints] = await Promise.all([this.jobs.ops(address), this.jobs.endpoints(address)]);
+    return this.views.record(job, ops, endpoints);
+  }
+
+  /** Which node serves the job (internal: the gateway's ingress). */
+  async route(address: string): Promise<JobRouteRecord> {
+    const job = await this.jobs.findByLowercase(address);
+    if (!job) throw notFound(address);
+    return { job: job.address, status: job.status, node: job.node_address };
+  }
+
+  async list(caller: Caller, limit = DEFAULT_PAGE, cursor?: string): Promise<ListJobsResponse> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid('/limit', `must be a whole number from 1 to ${MAX_PAGE}`);
+    const rows = await this.jobs.listForUser(caller.userId, limit + 1, cursor === undefined ? undefined : decodeCursor(cursor));
+    const page = rows.slice(0, limit);
+    return { jobs: page.map((j) => this.views.summary(j)), nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1].seq) : null };
+  }
+}
+
+export const notFound = (address: string): NotFoundError => new NotFoundError(`No job with the address ${address}`);
+
+/** Cursors are opaque to clients: base64url of the last job's sequence number. */
+const encodeCursor = (seq: string): string => Buffer.from(`j${seq}`).toString('base64url');
+
+function decodeCursor(cursor: string): string {
+  const text = Buffer.from(cursor, 'base64url').toString('utf8');
+  if (!/^j\d{1,18}$/.test(text)) throw invalid('/cursor', 'is not a cursor from a previous page');
+  return text.slice(1);
+}
+
+const invalid = (path: string, message: string) => new ValidationError(`Validation failed: ${path}: ${message}`, [{ path, message }]);

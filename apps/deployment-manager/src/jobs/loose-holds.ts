@@ -1,0 +1,60 @@
+import type { DataSource } from 'typeorm';
+import type { Logger } from '@ocg/http';
+import type { CreditsClient } from '../clients/credits.client';
+import { InsufficientBalanceError } from '../errors';
+import type { HoldRepository, HoldRow } from './hold.repository';
+import type { SettlementService } from './settlement.service';
+
+/**
+ * Releases holds that pay for nothing: a post or an extension that died
+ * between placing its hold and recording the job (a crash, a timeout), or an
+ * extension that found its job already ended. "placing" rows do not know
+ * whether client-manager placed the hold, so the hold is asked for again by
+ * its reference (idempotent: it returns the existing one) and then released.
+ */
+export class LooseHolds {
+  constructor(
+    private readonly db: DataSource,
+    private readonly holds: HoldRepository,
+    private readonly credits: CreditsClient,
+    private readonly settlement: SettlementService,
+    private readonly ageSeconds: number,
+    private readonly logger: Logger,
+  ) {}
+
+  async releaseAll(limit = 100): Promise<number> {
+    let released = 0;
+    for (const hold of await this.holds.loose(this.ageSeconds, limit)) {
+      if (!(await this.holds.takeLoose(hold.reference, this.ageSeconds))) continue;
+      try {
+        if (await this.release(hold)) released++;
+      } catch (err) {
+        this.logger.warn({ hold: hold.reference, err: (err as Error).message }, 'could not release a loose hold; retried later');
+      }
+    }
+    return released;
+  }
+
+  private async release(hold: HoldRow): Promise<boolean> {
+    const open = hold.state === 'placing' ? await this.adopt(hold) : hold;
+    if (!open) return false;
+    const closed = await this.settlement.close(open, 0);
+    if (closed) this.logger.info({ hold: hold.reference, job: hold.job_address }, 'released a hold that paid for nothing');
+    return closed;
+  }
+
+  /** Learns whether the hold exists (placing it if it did not) and takes it over unless its request finished meanwhile. */
+  private async adopt(hold: HoldRow): Promise<HoldRow | undefined> {
+    let holdId: string;
+    try {
+      holdId = (await this.credits.hold({ userId: hold.user_id, amount: Number(hold.amount), reference: hold.reference })).id;
+    } catch (err) {
+      if (!(err instanceof InsufficientBalanceError)) throw err;
+      await this.holds.forget(hold.reference); // never placed, and cannot be now: nothing to release
+      return undefined;
+    }
+    if (await this.holds.placed(this.db, hold.reference, holdId, false)) return { ...hold, state: 'open', hold_id: holdId };
+    const now = await this.holds.find(hold.reference);
+    return now && now.state === 'open' && !now.applied ? now : undefined;
+  }
+}

@@ -1,0 +1,41 @@
+import type { NodeOpReport } from '@ocg/contracts';
+import type { Queryable } from '../db';
+
+export interface EndpointState {
+  op: string;
+  port: number;
+  host: string;
+  status: 'PENDING' | 'ONLINE' | 'OFFLINE';
+}
+
+/** What nodes report about a job's ops and endpoints: the latest state of each, one statement per batch. */
+export class ReportRepository {
+  constructor(private readonly db: Queryable) {}
+
+  async upsertOps(job: string, ops: NodeOpReport[], q: Queryable = this.db): Promise<void> {
+    if (ops.length === 0) return;
+    await q.query(
+      `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at)
+       SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text)
+       ON CONFLICT (job_address, op_id) DO UPDATE SET op_index = EXCLUDED.op_index, grp = EXCLUDED.grp, status = EXCLUDED.status, exit_code = EXCLUDED.exit_code,
+         reason = EXCLUDED.reason, restarts = EXCLUDED.restarts, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at`,
+      [job, JSON.stringify(latestBy(ops, (o) => o.id))],
+    );
+  }
+
+  async upsertEndpoints(job: string, endpoints: EndpointState[]): Promise<void> {
+    if (endpoints.length === 0) return;
+    await this.db.query(
+      `INSERT INTO job_endpoints (job_address, op_id, port, host_label, status, updated_at)
+       SELECT $1, r.op, r.port, r.host, r.status, now() FROM jsonb_to_recordset($2::jsonb) AS r(op text, port int, host text, status text)
+       ON CONFLICT (job_address, op_id, port) DO UPDATE SET host_label = EXCLUDED.host_label, status = EXCLUDED.status, updated_at = now()`,
+      [job, JSON.stringify(latestBy(endpoints, (e) => `${e.op}:${e.port}`))],
+    );
+  }
+}
+
+/** One row per key, the last reported winning (an upsert may not touch a row twice). */
+function latestBy<T>(items: T[], key: (item: T) => string): T[] {
+  return [...new Map(items.map((item) => [key(item), item])).values()];
+}

@@ -1,0 +1,117 @@
+import type { DataSource } from 'typeorm';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@ocg/http';
+import { redisKeys } from '@ocg/redis';
+import type { JobEvents } from './job-events';
+import type { BillingEnd, JobRepository } from './job.repository';
+import type { LooseHolds } from './loose-holds';
+import type { PostRequestRepository } from './post-request.repository';
+import { DURATION_ENDED } from './node-jobs.service';
+import type { SettlementService } from './settlement.service';
+import type { JobState } from './state';
+
+export interface SweeperSettings {
+  intervalMs: number;
+  nodeSilenceSeconds: number;
+  queueTimeoutSeconds: number;
+  settleLeaseSeconds: number;
+  idempotencyKeyTtlSeconds: number;
+}
+
+export interface SweeperDeps {
+  db: DataSource;
+  redis: Redis;
+  jobs: JobRepository;
+  settlement: SettlementService;
+  looseHolds: LooseHolds;
+  requests: PostRequestRepository;
+  events: JobEvents;
+  logger: Logger;
+}
+
+const BATCH = 200;
+
+/**
+ * The one background loop: ends jobs whose paid duration is over, takes jobs
+ * from nodes gone silent, fails jobs no node claimed, settles every ended job
+ * not yet settled (also those a crash left behind), and releases holds that
+ * pay for nothing; forgets old idempotency keys. Each step is a guarded UPDATE or a lease, so any number of
+ * instances may sweep at once; a step that fails waits for the next round.
+ */
+export class Sweeper {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly d: SweeperDeps,
+    private readonly s: SweeperSettings,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  /** One full round (tests call it directly). */
+  async sweep(): Promise<void> {
+    const steps: [string, () => Promise<unknown>][] = [
+      ['expire', () => this.expire()],
+      ['silent nodes', () => this.silentNodes()],
+      ['queue timeout', () => this.queueTimeouts()],
+      ['settle', () => this.settleEnded()],
+      ['loose holds', () => this.d.looseHolds.releaseAll()],
+      ['idempotency keys', () => this.d.requests.expire(this.s.idempotencyKeyTtlSeconds)],
+    ];
+    for (const [name, step] of steps) {
+      if (this.stopped) return;
+      await step().catch((err: Error) => this.d.logger.warn({ step: name, err: err.message }, 'sweep step failed; retried next round'));
+    }
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.running = this.sweep().finally(() => this.schedule(this.s.intervalMs));
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async expire(): Promise<void> {
+    for (const { address } of await this.d.jobs.dueToEnd(BATCH)) await this.end(address, 'STOPPED', DURATION_ENDED, 'ends_at');
+  }
+
+  /** A node whose presence expired (host-manager's heartbeat key) and that has not reported for the silence window. */
+  private async silentNodes(): Promise<void> {
+    for (const { node_address: node } of await this.d.jobs.quietNodes(this.s.nodeSilenceSeconds)) {
+      // Redis down: no verdict, so nobody loses a job for it.
+      const present = await this.d.redis.exists(redisKeys.nodePresence(node)).catch(() => 1);
+      if (present) continue;
+      const reason = `node ${node} went silent (no heartbeat or report for ${this.s.nodeSilenceSeconds} s)`;
+      for (const { address } of await this.d.jobs.quietJobsOf(node, this.s.nodeSilenceSeconds)) await this.end(address, 'STOPPED', reason, 'last_seen_at');
+    }
+  }
+
+  private async queueTimeouts(): Promise<void> {
+    const reason = `no node of the market claimed it within ${this.s.queueTimeoutSeconds} s`;
+    for (const { address } of await this.d.jobs.queuedTooLong(this.s.queueTimeoutSeconds, BATCH)) await this.end(address, 'FAILED', reason, 'now()');
+  }
+
+  private async settleEnded(): Promise<void> {
+    for (const { address } of await this.d.jobs.unsettled(this.s.settleLeaseSeconds, BATCH)) await this.d.settlement.settle(address);
+  }
+
+  private async end(address: string, to: JobState, reason: string, billingEnd: BillingEnd): Promise<void> {
+    const moved = await this.d.jobs.end(this.d.db, address, to, reason, billingEnd);
+    if (!moved) return;
+    this.d.logger.info({ job: address, status: to, reason }, 'job ended by the sweeper');
+    this.d.events.changed(moved);
+    await this.d.settlement.settle(address);
+  }
+}

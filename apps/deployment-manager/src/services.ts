@@ -1,0 +1,71 @@
+import type { DataSource } from 'typeorm';
+import type { Redis } from 'ioredis';
+import type { Logger } from '@ocg/http';
+import type { DeploymentManagerSettings } from './app';
+import { CasDownloads } from './cas/cas-downloads';
+import { CasService } from './cas/cas.service';
+import { CreditsClient } from './clients/credits.client';
+import { MarketsClient } from './clients/markets.client';
+import { ServiceClient } from './clients/service-client';
+import { DefinitionLoader } from './jobs/definition';
+import { HoldRepository } from './jobs/hold.repository';
+import { JobControlService } from './jobs/job-control.service';
+import { JobEvents } from './jobs/job-events';
+import { JobPostService } from './jobs/job-post.service';
+import { JobQueryService } from './jobs/job-query.service';
+import { JobRepository } from './jobs/job.repository';
+import { JobViews } from './jobs/job-views';
+import { LooseHolds } from './jobs/loose-holds';
+import { MarketWaker } from './jobs/market-waker';
+import { NodeJobsService } from './jobs/node-jobs.service';
+import { PostRequestRepository } from './jobs/post-request.repository';
+import { ReportRepository } from './jobs/report.repository';
+import { SettlementService } from './jobs/settlement.service';
+import { Sweeper } from './jobs/sweeper';
+
+export interface ServiceDeps {
+  logger: Logger;
+  db: DataSource;
+  redis: Redis;
+  settings: DeploymentManagerSettings;
+}
+
+export type DeploymentManagerServices = ReturnType<typeof composeServices>;
+
+/** Builds every object of the service once (no DI framework): main.ts and tests share it. */
+export function composeServices({ logger, db, redis, settings: s }: ServiceDeps) {
+  const clientManager = new ServiceClient('client-manager', s.CLIENT_MANAGER_URL, s.INTERNAL_TOKEN, s.SERVICE_TIMEOUT_MS);
+  const hostManager = new ServiceClient('host-manager', s.HOST_MANAGER_URL, s.INTERNAL_TOKEN, s.SERVICE_TIMEOUT_MS);
+  const credits = new CreditsClient(clientManager);
+  const markets = new MarketsClient(hostManager, s.MARKET_CACHE_TTL_MS);
+  const cas = new CasService(db, s.MAX_CONTENT_BYTES);
+  const jobs = new JobRepository(db);
+  const holds = new HoldRepository(db);
+  const events = new JobEvents(redis, logger);
+  const waker = new MarketWaker(redis, logger);
+  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, publicUrl: s.PUBLIC_URL }));
+  const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
+  const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
+  const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
+  const requests = new PostRequestRepository(db);
+  return {
+    cas,
+    downloads: new CasDownloads(cas),
+    query,
+    settlement,
+    waker,
+    posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker }),
+    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events }),
+    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS }),
+    sweeper: new Sweeper(
+      { db, redis, jobs, settlement, looseHolds, requests, events, logger },
+      {
+        intervalMs: s.SWEEP_INTERVAL_MS,
+        nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,
+        queueTimeoutSeconds: s.QUEUE_TIMEOUT_SECONDS,
+        settleLeaseSeconds: s.SETTLE_LEASE_SECONDS,
+        idempotencyKeyTtlSeconds: s.IDEMPOTENCY_KEY_TTL_SECONDS,
+      },
+    ),
+  };
+}

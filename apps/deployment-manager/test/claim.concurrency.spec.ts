@@ -1,0 +1,76 @@
+import { startDeploymentManager, type TestDeploymentManager } from './support/deployment-manager';
+import { sleeper } from './support/definitions';
+import { startManagers, type Managers, type TestUser } from './support/managers';
+import { SignedNode } from './support/nodes';
+
+describe('claiming jobs', () => {
+  let m: Managers;
+  let dm: TestDeploymentManager;
+  let user: TestUser;
+  let market: { address: string; name: string; joinToken: string };
+  const nodes: SignedNode[] = [];
+
+  beforeAll(async () => {
+    m = await startManagers();
+    dm = await startDeploymentManager(m);
+    market = await m.createMarket({ pricePerSecond: 1 });
+    user = await m.newUser(100_000_000);
+    for (let i = 0; i < 20; i++) nodes.push(new SignedNode());
+    await Promise.all(nodes.map((n) => n.register(m, market.name, market.joinToken)));
+  }, 120_000);
+
+  afterAll(async () => {
+    await dm?.close();
+    await m?.stop();
+  });
+
+  const post = async (count: number, marketRef = market.name) => {
+    const addresses: string[] = [];
+    for (let i = 0; i < count; i++) addresses.push((await dm.as(user, 'POST', '/jobs', { definition: sleeper(), market: marketRef, durationSeconds: 100 })).body.address);
+    return addresses;
+  };
+  const claimAll = () => Promise.all(nodes.map((n) => n.send(dm.url, '/node-jobs/claim', { market: market.address })));
+
+  it('gives each of N queued jobs to exactly one of 20 nodes claiming at once', async () => {
+    const queued = await post(12);
+    const answers = await claimAll();
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const claims = answers.flatMap((a, i) => (a.body.assignment ? [{ job: a.body.assignment.job as string, node: nodes[i].address }] : []));
+    expect(claims).toHaveLength(12);
+    expect(new Set(claims.map((c) => c.job))).toEqual(new Set(queued));
+    for (const c of claims) expect((await dm.as(user, 'GET', `/jobs/${c.job}`)).body).toMatchObject({ status: 'RUNNING', node: c.node });
+    expect((await claimAll()).every((a) => a.body.assignment === null)).toBe(true);
+  });
+
+  it('never double-assigns over repeated rounds of concurrent claims', async () => {
+    const queued = await post(45);
+    const claimed: string[] = [];
+    for (let round = 0; round < 4; round++) for (const a of await claimAll()) if (a.body.assignment) claimed.push(a.body.assignment.job);
+    expect(claimed.sort()).toEqual([...queued].sort());
+  });
+
+  it('hands out the oldest job first, with the assignment the node needs', async () => {
+    const [first, second] = await post(2);
+    const a = await nodes[0].send(dm.url, '/node-jobs/claim', { market: market.name });
+    const b = await nodes[1].send(dm.url, '/node-jobs/claim', { market: market.name });
+    expect([a.body.assignment.job, b.body.assignment.job]).toEqual([first, second]);
+    expect(a.body.assignment).toMatchObject({ poster: user.address, definition: { version: '0.1', ops: [expect.objectContaining({ id: 'sleep' })] } });
+    expect(a.body.assignment.deadline).toBeGreaterThan(Date.now() + 95_000);
+  });
+
+  it('wakes a waiting claim as soon as a job is posted', async () => {
+    const started = Date.now();
+    const waiting = nodes[2].send(dm.url, '/node-jobs/claim', { market: market.address, waitSeconds: 20 });
+    await new Promise((r) => setTimeout(r, 300));
+    const [posted] = await post(1);
+    const res = await waiting;
+    expect(res.body.assignment.job).toBe(posted);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('never hands a job of another market to a claimer', async () => {
+    const other = await m.createMarket({ pricePerSecond: 1 });
+    await post(1, other.name);
+    expect((await nodes[3].send(dm.url, '/node-jobs/claim', { market: market.address })).body.assignment).toBeNull();
+  });
+});

@@ -1,0 +1,87 @@
+/** deployment-manager in-process (buildApp) against the managers of ./managers. */
+import { Redis } from 'ioredis';
+import type { DataSource } from 'typeorm';
+import { remoteKeyValidator, type RemoteKeyValidator } from '@ocg/auth';
+import { createDataSource } from '@ocg/db';
+import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { captureLogs } from '@ocg/testing';
+import { buildApp, type DeploymentManagerSettings } from '../../src/app';
+import { loadConfig } from '../../src/config';
+import { migrations } from '../../src/migrations';
+import { composeServices, type DeploymentManagerServices } from '../../src/services';
+import { INTERNAL_TOKEN, call, type Managers, type Reply, type TestUser } from './managers';
+
+export const NODE_DOMAIN = 'node.test';
+
+export interface TestDeploymentManager {
+  url: string;
+  db: DataSource;
+  redis: Redis;
+  services: DeploymentManagerServices;
+  logs: ReturnType<typeof captureLogs>;
+  /** A request as `user` (null: no credential). */
+  as<T = any>(user: TestUser | null, method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  close(): Promise<void>;
+}
+
+/** The environment deployment-manager needs to reach the managers (as a process or in-process). */
+export function deploymentManagerEnv(m: Managers): Record<string, string> {
+  return {
+    DATABASE_URL: m.databaseUrl,
+    REDIS_URL: m.redisUrl,
+    INTERNAL_TOKEN,
+    CLIENT_MANAGER_URL: m.clientManagerUrl,
+    HOST_MANAGER_URL: m.hostManagerUrl,
+    NODE_DOMAIN,
+  };
+}
+
+export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}): Promise<TestDeploymentManager> {
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+  const redis = new Redis(m.redisUrl);
+  const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
+  await keys.ready();
+  const logs = captureLogs();
+  const logger = createLogger({ service: 'deployment-manager', level: 'info', destination: logs.stream });
+  const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };
+  const deps = { logger, db, redis, keys, settings };
+  const services = composeServices(deps);
+  const server: RunningServer = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  return {
+    url: server.url,
+    db,
+    redis,
+    services,
+    logs,
+    as: (user, method, path, body, headers) => call(server.url, method, path, { key: user?.key, body, headers }),
+    async close() {
+      await services.sweeper.stop();
+      services.waker.close();
+      await server.close();
+      await keys.close();
+      await db.destroy().catch(() => undefined);
+      redis.disconnect();
+    },
+  };
+}
+
+/**
+ * Another instance's objects without an HTTP app: tsoa's authentication and
+ * ioc modules are per process, so a second in-process app would take over
+ * the first one's routes. Enough for a second sweeper.
+ */
+export async function startSecondInstance(m: Managers): Promise<{ services: DeploymentManagerServices; close(): Promise<void> }> {
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+  const redis = new Redis(m.redisUrl);
+  const logger = createLogger({ service: 'deployment-manager-2', level: 'silent' });
+  const services = composeServices({ logger, db, redis, settings: loadConfig(deploymentManagerEnv(m)) });
+  return {
+    services,
+    async close() {
+      await services.sweeper.stop();
+      services.waker.close();
+      await db.destroy();
+      redis.disconnect();
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Control-plane mode: the node key, market membership (host-manager),
+ * the job source and the reporter (deployment-manager), all through one
+ * URL, the gateway. main.ts composes them when CONTROL_PLANE_URL is set.
+ */
+import type { Logger } from 'pino';
+import type { WalletSigner } from '@ocg/auth';
+import type { AgentConfig } from '../config';
+import { createDocker } from '../docker/client';
+import { detectGpus } from '../docker/gpu';
+import { ControlPlaneClient } from './client';
+import { Membership } from './membership';
+import { ControlPlaneReporter } from './reporter';
+import { ControlPlaneSource } from './source';
+
+export { loadNodeKey } from './node-key';
+export { ControlPlaneClient, ControlPlaneError } from './client';
+
+export interface ControlPlane {
+  source: ControlPlaneSource;
+  reporter: ControlPlaneReporter;
+  /** Pass to NodeAgent.start: registration needs the ingress's URL. */
+  onListening(urls: { api: string; ingress: string }): void;
+}
+
+export function createControlPlane(config: AgentConfig, signer: WalletSigner, logger: Logger): ControlPlane {
+  if (!config.CONTROL_PLANE_URL || !config.MARKET || !config.JOIN_TOKEN) throw new Error('control-plane mode needs CONTROL_PLANE_URL, MARKET and JOIN_TOKEN');
+  const log = logger.child({ component: 'control-plane' });
+  const client = new ControlPlaneClient(config.CONTROL_PLANE_URL, signer, config.CONTROL_PLANE_TIMEOUT_MS);
+  const docker = createDocker(config.DOCKER_SOCKET);
+  const membership = new Membership(client, { market: config.MARKET, joinToken: config.JOIN_TOKEN, domain: config.NODE_DOMAIN, gpus: () => detectGpus(docker, config.NODE_GPUS) }, log);
+  const source = new ControlPlaneSource(
+    client,
+    membership,
+    { market: config.MARKET, maxJobs: config.MAX_JOBS, claimWaitSeconds: config.CLAIM_WAIT_SECONDS, syncIntervalMs: config.SYNC_INTERVAL_MS },
+    log,
+  );
+  const reporter = new ControlPlaneReporter(client, { finishWaitMs: config.REPORT_TIMEOUT_MS }, log);
+  return {
+    source,
+    reporter,
+    onListening: ({ ingress }) => membership.advertise(config.INGRESS_URL ?? ingress),
+  };
+}

@@ -1,0 +1,99 @@
+import os from 'node:os';
+import type { Logger } from 'pino';
+import type { NodeHeartbeatResponse, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
+
+export interface MembershipSettings {
+  market: string;
+  joinToken: string;
+  /** Public domain of the node (jobs are served at https://<job>.<domain>). */
+  domain: string;
+  gpus: () => Promise<boolean>;
+}
+
+/** The machine as host-manager records it. GPU models are not probed (no driver tools here): one entry per detected runtime. */
+export async function machineSpecs(gpus: boolean): Promise<NodeSpecs> {
+  return { cpus: Math.max(1, os.cpus().length), memoryBytes: os.totalmem(), gpus: gpus ? [{ model: 'nvidia', memoryBytes: 0 }] : [] };
+}
+
+/**
+ * Membership of a market (host-manager): registration with the join token,
+ * then heartbeats at the interval host-manager asks for, which keep the
+ * node's presence, the proof deployment-manager checks on every node call.
+ * A heartbeat answered 404 (host-manager forgot the node) registers again.
+ */
+export class Membership {
+  private ingressUrl: string | undefined;
+  private intervalMs = 10_000;
+  private readonly stopping = new AbortController();
+  private loop: Promise<void> | undefined;
+
+  constructor(
+    private readonly client: ControlPlaneClient,
+    private readonly settings: MembershipSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Where the gateway reaches the ingress; known once the ingress listens. */
+  advertise(ingressUrl: string): void {
+    this.ingressUrl = ingressUrl;
+  }
+
+  async register(): Promise<RegisterNodeResponse> {
+    if (!this.ingressUrl) throw new Error('the ingress URL is not known yet');
+    const body: RegisterNodeRequest = {
+      market: this.settings.market,
+      joinToken: this.settings.joinToken,
+      specs: await machineSpecs(await this.settings.gpus()),
+      domain: this.settings.domain,
+      ingressUrl: this.ingressUrl,
+    };
+    const res = await this.client.post<RegisterNodeResponse>('/nodes/register', body);
+    this.intervalMs = res.heartbeatIntervalSeconds * 1000;
+    this.logger.info({ node: this.client.address, market: res.node.marketName, heartbeatSeconds: res.heartbeatIntervalSeconds }, 'registered with the control plane');
+    return res;
+  }
+
+  /**
+   * The first registration. Refused (a wrong join token, an unknown market,
+   * no GPU for a GPU market): throws, so the agent does not start. Control
+   * plane unreachable: keeps trying in the background.
+   */
+  async join(): Promise<void> {
+    try {
+      await this.register();
+    } catch (err) {
+      if (err instanceof ControlPlaneError && err.status >= 400 && err.status < 500) throw new Error(`registration refused: ${err.message}`);
+      this.logger.warn({ err: (err as Error).message }, 'control plane unreachable; registration retried in the background');
+    }
+    this.loop = this.heartbeats();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping.abort();
+    await this.loop;
+  }
+
+  /** A heartbeat before any registration answers 404 and so registers: one loop covers both. */
+  private async heartbeats(): Promise<void> {
+    const backoff = new Backoff(this.intervalMs);
+    let ok = true;
+    while (!this.stopping.signal.aborted) {
+      await sleep(ok ? this.intervalMs : backoff.next(), this.stopping.signal);
+      if (this.stopping.signal.aborted) return;
+      ok = await this.beat();
+      if (ok) backoff.reset();
+    }
+  }
+
+  private async beat(): Promise<boolean> {
+    try {
+      await this.client.post<NodeHeartbeatResponse>('/nodes/heartbeat', {}, { signal: this.stopping.signal });
+      return true;
+    } catch (err) {
+      if (err instanceof ControlPlaneError && err.status === 404) return this.register().then(() => true, () => false);
+      this.logger.warn({ err: (err as Error).message }, 'heartbeat failed');
+      return false;
+    }
+  }
+}

@@ -1,0 +1,154 @@
+import type { Logger } from 'pino';
+import type { FinishJobRequest, NodeEndpointReport, NodeOpReport } from '@ocg/contracts';
+import type { EndpointStatus, JobSummary, OpStatus } from '../executor/types';
+import type { Reporter } from '../seam';
+import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
+
+export interface ReporterSettings {
+  /** Changes are gathered this long and sent as one report per job. */
+  batchMs?: number;
+  /** jobEnded waits this long for the finish call; then it goes on retrying in the background. */
+  finishWaitMs: number;
+  /** How long a finish is retried in the background before it is given up (the control plane then fails the job as lost). */
+  finishGiveUpMs?: number;
+}
+
+interface Pending {
+  ops: Map<string, NodeOpReport>;
+  endpoints: Map<string, NodeEndpointReport>;
+}
+
+/**
+ * Tells deployment-manager what happens: op and endpoint changes batched
+ * per job (latest state wins) and retried; the end of a job as one finish
+ * call with the final states and results. Calls for one job go out one after
+ * another, so a late report never overwrites the final states of the finish.
+ */
+export class ControlPlaneReporter implements Reporter {
+  private readonly pending = new Map<string, Pending>();
+  private readonly chains = new Map<string, Promise<void>>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly backoff = new Backoff(10_000);
+  private closed = false;
+
+  constructor(
+    private readonly client: ControlPlaneClient,
+    private readonly settings: ReporterSettings,
+    private readonly logger: Logger,
+  ) {}
+
+  jobStarted(job: string, adopted: boolean): void {
+    this.logger.info({ job, adopted }, adopted ? 'job adopted' : 'job started');
+  }
+
+  opChanged(job: string, op: OpStatus): void {
+    this.entry(job).ops.set(op.id, toOpReport(op));
+    this.schedule(this.settings.batchMs ?? 200);
+  }
+
+  endpointChanged(job: string, op: string, e: EndpointStatus): void {
+    this.entry(job).endpoints.set(`${op}:${e.port}`, { op, port: e.port, host: e.host, ready: e.ready, online: e.status === 'ONLINE' });
+    this.schedule(this.settings.batchMs ?? 200);
+  }
+
+  async jobEnded(summary: JobSummary): Promise<void> {
+    this.pending.delete(summary.job); // the finish carries the final state of every op
+    const body: FinishJobRequest = {
+      status: summary.state === 'running' ? 'stopped' : summary.state,
+      reason: summary.reason,
+      results: summary.results,
+      ops: summary.ops.map(toOpReport),
+    };
+    const sent = this.enqueue(summary.job, () => this.finish(summary.job, body));
+    await Promise.race([sent, sleep(this.settings.finishWaitMs)]);
+  }
+
+  /** Stops sending; what is still pending is sent again by the next agent (it reports adopted jobs afresh). */
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+  }
+
+  private entry(job: string): Pending {
+    let p = this.pending.get(job);
+    if (!p) this.pending.set(job, (p = { ops: new Map(), endpoints: new Map() }));
+    return p;
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer || this.closed) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flush();
+    }, ms);
+    this.timer.unref();
+  }
+
+  private flush(): void {
+    for (const [job, p] of this.pending) {
+      this.pending.delete(job);
+      void this.enqueue(job, () => this.report(job, p));
+    }
+  }
+
+  private async report(job: string, p: Pending): Promise<void> {
+    try {
+      await this.client.post(`/node-jobs/${job}/report`, { ops: [...p.ops.values()], endpoints: [...p.endpoints.values()] });
+      this.backoff.reset();
+    } catch (err) {
+      if (err instanceof ControlPlaneError && err.status === 404) return; // not this node's job (any more): nothing to tell
+      this.logger.warn({ job, err: (err as Error).message }, 'report failed; retried');
+      this.requeue(job, p);
+      this.schedule(this.backoff.next());
+    }
+  }
+
+  /** Puts a failed report back under anything newer that arrived meanwhile. */
+  private requeue(job: string, p: Pending): void {
+    const newer = this.pending.get(job);
+    if (newer) for (const [k, v] of p.ops) if (!newer.ops.has(k)) newer.ops.set(k, v);
+    if (newer) for (const [k, v] of p.endpoints) if (!newer.endpoints.has(k)) newer.endpoints.set(k, v);
+    if (!newer) this.pending.set(job, p);
+  }
+
+  private async finish(job: string, body: FinishJobRequest): Promise<void> {
+    const backoff = new Backoff(30_000);
+    const giveUp = Date.now() + (this.settings.finishGiveUpMs ?? 3_600_000);
+    while (Date.now() < giveUp) {
+      try {
+        await this.client.post(`/node-jobs/${job}/finish`, body);
+        return;
+      } catch (err) {
+        if (err instanceof ControlPlaneError && err.status >= 400 && err.status < 500 && err.status !== 429) {
+          this.logger.error({ job, err: err.message }, 'the control plane refused the end of a job');
+          return;
+        }
+        this.logger.warn({ job, err: (err as Error).message }, 'finish failed; retried');
+        await sleep(backoff.next());
+      }
+    }
+    this.logger.error({ job }, 'gave up reporting the end of a job');
+  }
+
+  /** One call at a time per job, in order. */
+  private enqueue(job: string, call: () => Promise<void>): Promise<void> {
+    const next = (this.chains.get(job) ?? Promise.resolve()).then(call, call);
+    this.chains.set(job, next);
+    void next.finally(() => this.chains.get(job) === next && this.chains.delete(job));
+    return next;
+  }
+}
+
+function toOpReport(op: OpStatus): NodeOpReport {
+  return {
+    id: op.id,
+    group: op.group,
+    opIndex: op.opIndex,
+    status: op.state,
+    exitCode: op.exitCode,
+    reason: op.reason,
+    restarts: op.restarts,
+    startedAt: op.startedAt,
+    endedAt: op.endedAt,
+  };
+}

@@ -1,15 +1,25 @@
 /**
  * The local stack: one command starts Postgres (embedded) and Redis when no
- * URLs are given, every service, waits for each /readyz, prints the gateway
- * URL and shows it answering. Ctrl-C or SIGTERM stops everything it started.
+ * URLs are given, every service behind the gateway on HTTPS (a local CA made
+ * on first start), a node agent on the local Docker engine in a local
+ * market, and a demo user whose example job it posts and waits for until its
+ * service answers through the gateway. Ctrl-C or SIGTERM stops everything it
+ * started, the demo job included.
  *
- *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, STACK_PG_PORT, STACK_REDIS_PORT, LOG_LEVEL)
+ *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, GATEWAY_HTTP_PORT,
+ *                     STACK_PG_PORT, STACK_REDIS_PORT, STACK_DEMO=0, LOG_LEVEL)
  */
+import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { launchServices, startPostgresServer, startRedisServer } from '@ocg/testing';
+import { ensureBusyboxImage, ensureDocker, ensureLocalTls, launchServices, startPostgresServer, startRedisServer, startTsProcess } from '@ocg/testing';
 import { loadOrCreateSecrets } from './secrets';
+import { trustLocalCa } from './https';
+import { DEMO_MARKET, ensureDemo, postExample, waitForNode } from './demo';
+import { stopJob } from './cleanup';
 
-const dataDir = join(resolve(__dirname, '../..'), '.data');
+const root = resolve(__dirname, '../..');
+const dataDir = join(root, '.data');
+const NODE_DOMAIN = 'nodes.localhost';
 const stoppers: { name: string; stop(): Promise<void> }[] = [];
 let stopping = false;
 
@@ -22,7 +32,7 @@ async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }
     const pg = await startPostgresServer({ dataDir: join(dataDir, 'postgres'), port: Number(process.env.STACK_PG_PORT ?? 54320), durable: true, logFile: join(dataDir, 'postgres.log') });
     stoppers.push({ name: 'postgres', stop: pg.stop });
     databaseUrl = pg.url;
-    step(`embedded Postgres ready on port ${new URL(pg.url).port}, data in .data/postgres (${Date.now() - t} ms)`);
+    step(`embedded Postgres ready on port ${pg.port}, data in .data/postgres (${Date.now() - t} ms)`);
   }
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
@@ -30,7 +40,7 @@ async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }
     const redis = await startRedisServer({ port: Number(process.env.STACK_REDIS_PORT ?? 63790), dataDir: join(dataDir, 'redis') });
     stoppers.push({ name: 'redis', stop: redis.stop });
     redisUrl = redis.url;
-    step(`redis-server ready on port ${new URL(redis.url).port} (${Date.now() - t} ms)`);
+    step(`redis-server ready on port ${redis.port} (${Date.now() - t} ms)`);
   }
   return { databaseUrl, redisUrl };
 }
@@ -40,15 +50,24 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
   const { databaseUrl, redisUrl } = await dependencies();
   const { secrets, created } = loadOrCreateSecrets(join(dataDir, 'secrets.json'));
-  step(`${created ? 'created' : 'using'} the stack's master key, internal token and admin API key in .data/secrets.json`);
-  const gatewayPort: Record<string, number> = process.env.GATEWAY_PORT ? { gateway: Number(process.env.GATEWAY_PORT) } : {};
+  step(`${created ? 'created' : 'using'} the master key, internal token and admin API key in .data/secrets.json`);
+  const tls = await ensureLocalTls({ dir: join(dataDir, 'tls'), dnsNames: ['localhost', `*.${NODE_DOMAIN}`], ips: ['127.0.0.1'] });
+  step(`${tls.created ? 'created' : 'using'} a local CA and a certificate for localhost and *.${NODE_DOMAIN} in .data/tls`);
+  trustLocalCa(tls.caCertFile);
+
+  const httpsPort = Number(process.env.GATEWAY_PORT ?? 8443);
   const stack = await launchServices({
     databaseUrl,
     redisUrl,
     host: process.env.STACK_HOST,
-    ports: gatewayPort,
+    ports: { gateway: httpsPort },
+    https: ['gateway'],
     logLevel: process.env.LOG_LEVEL,
-    env: { ...secrets },
+    env: { ...secrets, NODE_DOMAIN },
+    serviceEnv: {
+      gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: process.env.GATEWAY_HTTP_PORT ?? '8080' },
+      'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(httpsPort) },
+    },
     onStep: step,
     onUnexpectedExit: (name, code) => {
       step(`${name} exited unexpectedly (code ${code}); stopping the stack`);
@@ -56,23 +75,65 @@ async function main(): Promise<void> {
     },
   });
   stoppers.push({ name: 'services', stop: stack.stop });
-  const gateway = stack.urls.gateway;
-  const res = await fetch(`${gateway}/auth/scopes`);
-  const body = (await res.json()) as { scopes: { scope: string }[] };
-  step(`GET ${gateway}/auth/scopes -> ${res.status}, ${body.scopes.length} scopes (${body.scopes.map((s) => s.scope).join(', ')})`);
-  console.log(
-    [
-      '',
-      `  Gateway:   ${gateway}`,
-      `  API docs:  ${gateway}/docs`,
-      `  Try:       curl ${gateway}/auth/scopes`,
-      `  Admin key: export OCG_API_KEY=$(node -p "require('./.data/secrets.json').ADMIN_API_KEY")`,
-      `  A user:    npm run ocg -- admin user create --email you@example.com --name You`,
-      '',
-      '  Ctrl-C stops everything.',
-      '',
-    ].join('\n'),
-  );
+  const gateway = `https://localhost:${httpsPort}`;
+  const scopes = (await (await fetch(`${gateway}/auth/scopes`)).json()) as { scopes: unknown[] };
+  step(`GET ${gateway}/auth/scopes -> ${scopes.scopes.length} scopes`);
+
+  const example = process.env.STACK_DEMO === '0' ? undefined : await demo(gateway, secrets.ADMIN_API_KEY, tls.caCertFile);
+  printSummary(gateway, tls.caCertFile, example);
+}
+
+async function demo(gateway: string, adminKey: string, caFile: string): Promise<{ url: string; link: string; userKey: string } | undefined> {
+  const docker = await ensureDocker({ logFile: join(dataDir, 'dockerd.log') });
+  if (!docker.available) {
+    step(`no demo node: ${docker.reason}`);
+    return undefined;
+  }
+  stoppers.push({ name: 'docker', stop: async () => docker.release() });
+  const state = await ensureDemo(gateway, adminKey, join(dataDir, 'demo.json'));
+  step(`demo market "${DEMO_MARKET}" and user ${state.userEmail} (credits granted once)`);
+  await ensureBusyboxImage('ocg/busybox:local');
+  const agent = startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), {
+    ...(process.env as Record<string, string>),
+    HOST: '127.0.0.1',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    CONTROL_PLANE_URL: gateway,
+    MARKET: DEMO_MARKET,
+    JOIN_TOKEN: state.joinToken,
+    NODE_DOMAIN,
+    INGRESS_URL: 'http://127.0.0.1:8091',
+    NODE_KEY_FILE: join(dataDir, 'node.key'),
+    NODE_EXTRA_CA_CERTS: caFile,
+    SYNC_INTERVAL_MS: '2000',
+  }, 4);
+  stoppers.push({ name: 'node-agent', stop: () => agent.stop() });
+  const node = await waitForNode(gateway, adminKey);
+  step(`node ${node} online in "${DEMO_MARKET}"`);
+  const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Record<string, unknown>;
+  const job = await postExample(gateway, state.userKey, definition, (text) => step(text));
+  // Stopped before the node, so the node removes its containers on the way out.
+  stoppers.push({ name: 'example job', stop: () => stopJob(gateway, state.userKey, job.address) });
+  return { ...job, userKey: state.userKey };
+}
+
+function printSummary(gateway: string, caFile: string, example?: { url: string; link: string; userKey: string }): void {
+  const ca = caFile.replace(`${root}/`, '');
+  const lines = [
+    '',
+    `  Gateway:      ${gateway}   (plain http://localhost:${process.env.GATEWAY_HTTP_PORT ?? 8080} redirects here)`,
+    `  API docs:     ${gateway}/docs`,
+    `  Trust the CA: curl --cacert ${ca} ...   |   NODE_EXTRA_CA_CERTS=${ca}   |   cp ${ca} /usr/local/share/ca-certificates/ocg-local.crt && update-ca-certificates`,
+    `  Admin key:    export OCG_API_KEY=$(node -p "require('./.data/secrets.json').ADMIN_API_KEY")`,
+  ];
+  if (example) {
+    lines.push(
+      `  Demo key:     export OCG_API_KEY=$(node -p "require('./.data/demo.json').userKey")`,
+      `  Example job:  ${example.link}`,
+      `  Its service:  curl --cacert ${ca} ${example.url}`,
+    );
+  }
+  lines.push('', '  Ctrl-C stops everything.', '');
+  console.log(lines.join('\n'));
 }
 
 async function shutdown(code: number): Promise<void> {

@@ -1,15 +1,26 @@
 #!/usr/bin/env node
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerJobValidate } from './commands/job-validate';
+import { registerJobPost } from './commands/job-post';
+import { registerJobManage } from './commands/job-manage';
+import { registerKeys } from './commands/keys';
+import { registerSign } from './commands/sign';
 import { registerAdminUser } from './commands/admin-user';
 import { registerAdminMarkets } from './commands/admin-markets';
 import { registerAdminBenchmarks } from './commands/admin-benchmarks';
 
-/** The `ocg` command line: every command hangs off this program. */
-export function buildProgram(): Command {
-  const program = new Command('ocg').description('Open Compute Gateway command-line client').showHelpAfterError();
+/**
+ * The `ocg` command line: every command hangs off this program. Tests pass
+ * their own `program` (exitOverride, captured output); subcommands inherit it.
+ */
+export function buildProgram(program = new Command('ocg')): Command {
+  program.description('Open Compute Gateway command-line client').showHelpAfterError();
   const job = program.command('job').description('Validate, post and manage jobs');
   registerJobValidate(job);
+  registerJobPost(job);
+  registerJobManage(job);
+  registerKeys(program);
+  registerSign(program);
   const admin = program.command('admin').description('Operator commands (need an admin API key)');
   registerAdminUser(admin);
   registerAdminMarkets(admin);
@@ -17,11 +28,16 @@ export function buildProgram(): Command {
   return program;
 }
 
-if (require.main === module) {
-  buildProgram()
-    .parseAsync(process.argv)
-    .catch((err: unknown) => {
-      process.stderr.write(`ocg: ${err instanceof Error ? err.message : String(err)}\n`);
-      process.exitCode = 1;
-    });
+/** Runs one command line (`node ocg ...`); errors go to stderr and set exit code 1. */
+export async function main(argv: string[] = process.argv, program = buildProgram()): Promise<void> {
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    // Commander has already printed its own usage errors (and help, which is no error).
+    if (err instanceof CommanderError) return void (process.exitCode = err.exitCode);
+    process.stderr.write(`ocg: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
 }
+
+if (require.main === module) void main();

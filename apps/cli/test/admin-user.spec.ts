@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { Command } from 'commander';
 import { generateApiKey } from '@ocg/auth';
 import { freePort, testDatabase, testRedis, waitFor, type TestDatabase } from '@ocg/testing';
-import { registerAdminUser } from '../src/commands/admin-user';
+import { ocg, type Run } from './support/cli';
 
 const root = resolve(__dirname, '../../..');
 
@@ -33,8 +32,6 @@ async function startClientManager(adminKey: string): Promise<{ url: string; chil
 describe('admin user create', () => {
   const adminKey = generateApiKey();
   let cm: Awaited<ReturnType<typeof startClientManager>>;
-  let out: string;
-  let err: string;
 
   beforeAll(async () => (cm = await startClientManager(adminKey)), 90_000);
   afterAll(async () => {
@@ -44,28 +41,16 @@ describe('admin user create', () => {
     await exited;
     await cm.db.drop();
   });
-  beforeEach(() => {
-    out = '';
-    err = '';
-    jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => ((out += String(chunk)), true));
-    jest.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => ((err += String(chunk)), true));
-  });
   afterEach(() => {
-    jest.restoreAllMocks();
-    process.exitCode = undefined;
     delete process.env.OCG_GATEWAY_URL;
     delete process.env.OCG_API_KEY;
   });
 
-  async function run(...args: string[]): Promise<void> {
-    const admin = new Command('admin').exitOverride().configureOutput({ writeErr: (text) => (err += text), writeOut: (text) => (out += text) });
-    registerAdminUser(admin);
-    await admin.parseAsync(['user', 'create', ...args], { from: 'user' });
-  }
+  const run = (...args: string[]): Promise<Run> => ocg('admin', 'user', 'create', ...args);
 
   it('creates the user and prints the first API key, which then works', async () => {
-    await run('--email', 'ada@example.com', '--name', 'Ada', '--gateway', cm.url, '--api-key', adminKey);
-    expect(process.exitCode).toBeUndefined();
+    const { out, code } = await run('--email', 'ada@example.com', '--name', 'Ada', '--gateway', cm.url, '--api-key', adminKey);
+    expect(code).toBe(0);
     const lines = out.trim().split('\n');
     expect(lines[0]).toMatch(/^created user usr_\w+ <ada@example.com>$/);
     const key = lines[lines.length - 1];
@@ -77,7 +62,7 @@ describe('admin user create', () => {
   it('prints the whole answer with --json, taking the gateway and key from the environment', async () => {
     process.env.OCG_GATEWAY_URL = cm.url;
     process.env.OCG_API_KEY = adminKey;
-    await run('--email', 'json@example.com', '--name', 'J', '--password', 'correct horse battery', '--json');
+    const { out } = await run('--email', 'json@example.com', '--name', 'J', '--password', 'correct horse battery', '--json');
     const answer = JSON.parse(out);
     expect(answer.user.email).toBe('json@example.com');
     expect(answer.apiKey.key).toMatch(/^ocg_/);
@@ -86,39 +71,41 @@ describe('admin user create', () => {
   });
 
   it('names each field the gateway refused', async () => {
-    await run('--email', 'not-an-email', '--name', 'x', '--password', 'short', '--gateway', cm.url, '--api-key', adminKey);
-    expect(process.exitCode).toBe(1);
-    expect(err).toMatch(/^the gateway refused the user \(400\):\n/);
-    expect(err).toContain('  /email: ');
-    expect(err).toContain('  /password: ');
+    const { err, code } = await run('--email', 'not-an-email', '--name', 'x', '--password', 'short', '--gateway', cm.url, '--api-key', adminKey);
+    expect(code).toBe(1);
+    expect(err).toMatch(/^ocg: ValidationError \(400\): .*\n/);
+    expect(err).toContain('\n  /email: ');
+    expect(err).toContain('\n  /password: ');
   });
 
   it('says the key was refused (401) for an unknown key', async () => {
-    await run('--email', 'x@example.com', '--name', 'x', '--gateway', cm.url, '--api-key', generateApiKey());
-    expect(err).toMatch(/^the gateway refused the API key \(401\): The API key is not valid/);
-    expect(process.exitCode).toBe(1);
+    const { err, code } = await run('--email', 'x@example.com', '--name', 'x', '--gateway', cm.url, '--api-key', generateApiKey());
+    expect(err).toMatch(/^ocg: the gateway refused the API key \(401\): The API key is not valid/);
+    expect(code).toBe(1);
   });
 
-  it('says the key may not create users (403) for a user\'s key', async () => {
-    await run('--email', 'u@example.com', '--name', 'u', '--gateway', cm.url, '--api-key', adminKey, '--json');
+  it("says the key may not create users (403) for a user's key", async () => {
+    const { out } = await run('--email', 'u@example.com', '--name', 'u', '--gateway', cm.url, '--api-key', adminKey, '--json');
     const userKey = JSON.parse(out).apiKey.key;
-    await run('--email', 'v@example.com', '--name', 'v', '--gateway', cm.url, '--api-key', userKey);
-    expect(err).toMatch(/^the API key may not create users \(403\): .*users:manage/);
+    const { err } = await run('--email', 'v@example.com', '--name', 'v', '--gateway', cm.url, '--api-key', userKey);
+    expect(err).toMatch(/^ocg: the API key may not do this \(403\): .*users:manage/);
   });
 
-  it('says clearly when the gateway is not answering', async () => {
+  it('says clearly when the gateway cannot be reached', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    await run('--email', 'x@example.com', '--name', 'x', '--gateway', closed, '--api-key', adminKey);
-    expect(err).toBe(`the gateway at ${closed} is not answering (ECONNREFUSED); is the stack running? (--gateway or OCG_GATEWAY_URL)\n`);
-    expect(process.exitCode).toBe(1);
+    const { err, code } = await run('--email', 'x@example.com', '--name', 'x', '--gateway', closed, '--api-key', adminKey);
+    expect(err).toMatch(new RegExp(`^ocg: cannot reach the gateway at ${closed}: ECONNREFUSED\\n`));
+    expect(code).toBe(1);
   });
 
   it('asks for an API key before calling anything', async () => {
-    await run('--email', 'x@example.com', '--name', 'x', '--gateway', cm.url);
-    expect(err).toBe('an operator API key is required: pass --api-key or set OCG_API_KEY\n');
+    const { err } = await run('--email', 'x@example.com', '--name', 'x', '--gateway', cm.url);
+    expect(err).toBe('ocg: no API key: pass --api-key or set OCG_API_KEY\n');
   });
 
   it('requires --email and --name', async () => {
-    await expect(run('--name', 'x')).rejects.toThrow(/required option '--email <email>'/);
+    const { err, code } = await run('--name', 'x');
+    expect(err).toMatch(/required option '--email <email>'/);
+    expect(code).toBe(1);
   });
 });

@@ -105,9 +105,9 @@ describe('admin markets', () => {
     );
   });
 
-  it('says the gateway is not answering', async () => {
+  it('says the gateway cannot be reached', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    await expect(run('markets', 'list', '--gateway', closed, '--api-key', adminKey)).rejects.toThrow(`the gateway at ${closed} is not answering (ECONNREFUSED)`);
+    await expect(run('markets', 'list', '--gateway', closed, '--api-key', adminKey)).rejects.toThrow(`cannot reach the gateway at ${closed}: ECONNREFUSED`);
   });
 
   it('asks for an API key when none is given', async () => {

@@ -16,7 +16,9 @@ const schema = z.object({
   NODE_DOMAIN: z
     .string()
     .regex(/^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?$/, 'a domain name such as nodes.example.net')
-    .default('localhost'),
+    .default('nodes.localhost'),
+  /** The HTTPS port of job URLs when it is not 443 (the local stack serves 8443). */
+  NODE_PUBLIC_PORT: z.coerce.number().int().min(1).max(65535).optional(),
   /** The gateway's public origin, for the links in job records. */
   PUBLIC_URL: z.url().default('http://127.0.0.1:8080'),
   /** A node whose presence is gone and whose last report is older than this loses its running jobs. */

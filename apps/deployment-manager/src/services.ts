@@ -43,7 +43,7 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const holds = new HoldRepository(db);
   const events = new JobEvents(redis, logger);
   const waker = new MarketWaker(redis, logger);
-  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, publicUrl: s.PUBLIC_URL }));
+  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }));
   const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
   const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);

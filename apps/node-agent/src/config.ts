@@ -30,7 +30,7 @@ const schema = z.object({
   /** The node's wallet address: `%%global.node%%`, and the ingress serves the node API at `<address>.<domain>`. */
   NODE_ADDRESS: z.string().min(1).optional(),
   /** Public domain of this node: `%%global.host%%` is `<job>.<domain>`. */
-  NODE_DOMAIN: z.string().min(1).default('localhost'),
+  NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
   /** `auto` asks Docker whether the nvidia runtime is installed. */
   NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
   /** Per container; absent: 90% of this machine's memory. */

@@ -18,7 +18,8 @@ import {
   type BenchmarkTemplateChange,
   type BenchmarkTemplateThreshold,
 } from '@ocg/contracts';
-import { answer, gatewayFrom, print, table, withGatewayOptions, type Gateway, type GatewayOptions } from './admin-markets';
+import { answer, gatewayFrom, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
+import { CliError, collect, print, printJson, table } from '../output';
 
 interface ApplyOptions extends GatewayOptions {
   file: string;
@@ -55,7 +56,8 @@ async function applyTemplates(options: ApplyOptions): Promise<void> {
   const result = await answer(gateway, () =>
     gateway.client.POST('/benchmark-templates/apply', { params: { header: { authorization: `Bearer ${gateway.apiKey}` } }, body: request }),
   );
-  print(options.json ? JSON.stringify(result, null, 2) : report(result));
+  if (options.json) return printJson(result);
+  print(report(result));
 }
 
 async function requestFrom(json: unknown, options: ApplyOptions, gateway: Gateway): Promise<ApplyBenchmarkTemplatesRequest> {
@@ -66,13 +68,13 @@ async function requestFrom(json: unknown, options: ApplyOptions, gateway: Gatewa
   }
   const body = json as Partial<ApplyBenchmarkTemplatesRequest> | null;
   if (!body || typeof body !== 'object' || !Array.isArray(body.templates)) {
-    throw new Error(`${options.file} is neither an apply request ({"templates": [...]}) nor a benchmark file ([{"variants", "metrics", "support_ops"}])`);
+    throw new CliError(`${options.file} is neither an apply request ({"templates": [...]}) nor a benchmark file ([{"variants", "metrics", "support_ops"}])`);
   }
   return { templates: body.templates, prune: Boolean(options.prune || body.prune), dryRun };
 }
 
 async function templatesFromBenchmarkFile(json: unknown, options: ApplyOptions, gateway: Gateway): Promise<BenchmarkTemplate[]> {
-  if (!options.name) throw new Error(`${options.file} is a benchmark file: give --name, the slug prefix (e.g. --name gemma4)`);
+  if (!options.name) throw new CliError(`${options.file} is a benchmark file: give --name, the slug prefix (e.g. --name gemma4)`);
   const supportedMarkets: string[] = [];
   for (const market of options.market) {
     const found = await answer(gateway, () => gateway.client.GET('/markets/{market}', { params: { path: { market } } }));
@@ -112,7 +114,6 @@ function metrics(c: BenchmarkTemplateChange): string {
 
 const links = (count: number, sign: string): string => (count === 0 ? '-' : `${sign}${count}`);
 const yes = (flag: boolean): string => (flag ? 'yes' : 'no');
-const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
 function readJson(file: string): unknown {
   let text: string;
@@ -120,7 +121,7 @@ function readJson(file: string): unknown {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     const { code, message } = err as NodeJS.ErrnoException;
-    throw new Error(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : message}`);
+    throw new CliError(`cannot read ${file}: ${code === 'ENOENT' ? 'no such file' : message}`);
   }
   return parseJson(text.replace(/^\uFEFF/, ''), file);
 }
@@ -129,6 +130,6 @@ function parseJson(text: string, what: string): unknown {
   try {
     return JSON.parse(text);
   } catch (err) {
-    throw new Error(`${what} is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
+    throw new CliError(`${what} is not valid JSON: ${(err as Error).message.split('\n')[0]}`);
   }
 }

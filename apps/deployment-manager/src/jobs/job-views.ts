@@ -1,10 +1,12 @@
-import type { JobEndpointRecord, JobOpRecord, JobRecord, JobSummaryRecord } from '@ocg/contracts';
+import type { JobEndpointRecord, JobOpRecord, JobPageOpRecord, JobPageRecord, JobRecord, JobSummaryRecord } from '@ocg/contracts';
 import { iso, num } from '../db';
 import type { EndpointRow, JobRow, OpRow } from './job-row';
 
 export interface ViewSettings {
   /** Jobs are served at https://<job>[-<port>].<nodeDomain>. */
   nodeDomain: string;
+  /** Appended to job URLs unless 443. */
+  nodePublicPort?: number;
   /** The gateway's public origin, for links. */
   publicUrl: string;
 }
@@ -46,9 +48,18 @@ export class JobViews {
     return { ...this.summary(j), ops: ops.map(toOp), endpoints: endpoints.map((e) => this.endpoint(e, ended)) };
   }
 
+  /** The record for the job page: every op of the definition (pending until a node reports on it), with its log tail. */
+  page(j: JobRow, ops: OpRow[], endpoints: EndpointRow[]): JobPageRecord {
+    const reported = new Map(ops.map((o) => [o.op_id, o]));
+    const planned = definedOps(j).filter((o) => !reported.has(o.id));
+    const all = [...ops.map((o) => ({ ...toOp(o), logTail: o.log_tail ?? [] })), ...planned].sort((a, b) => a.opIndex - b.opIndex);
+    return { ...this.record(j, [], endpoints), ops: all };
+  }
+
   /** `https://<label>.<node domain>`; the label is the job address, or `<job>-<port>` for a port. */
   url(label: string): string {
-    return `https://${label}.${this.settings.nodeDomain}`;
+    const port = this.settings.nodePublicPort && this.settings.nodePublicPort !== 443 ? `:${this.settings.nodePublicPort}` : '';
+    return `https://${label}.${this.settings.nodeDomain}${port}`;
   }
 
   private endpoint(e: EndpointRow, ended: boolean): JobEndpointRecord {
@@ -78,4 +89,21 @@ function toOp(o: OpRow): JobOpRecord {
     startedAt: iso(o.started_at),
     endedAt: iso(o.ended_at),
   };
+}
+
+/** The ops of the stored (normalized) definition, as they read before a node reports on them. */
+function definedOps(j: JobRow): JobPageOpRecord[] {
+  const ops = (j.definition as { ops?: { id: string; execution?: { group?: string | null } }[] }).ops ?? [];
+  return ops.map((op, opIndex) => ({
+    id: op.id,
+    group: op.execution?.group ?? op.id,
+    opIndex,
+    status: 'pending',
+    exitCode: null,
+    reason: null,
+    restarts: 0,
+    startedAt: null,
+    endedAt: null,
+    logTail: [],
+  }));
 }

@@ -14,6 +14,8 @@ export interface LaunchOptions {
   /** Port per service name; missing ones use the service's default. */
   ports?: Record<string, number>;
   logLevel?: string;
+  /** Services that serve HTTPS (their readiness is probed over https). */
+  https?: string[];
   /** Start only these services (default: all, in stack order). */
   only?: string[];
   /** Extra variables for every service (e.g. MASTER_KEY, INTERNAL_TOKEN). */
@@ -49,7 +51,7 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
     for (const [index, service] of STACK_SERVICES.entries()) {
       if (opts.only && !opts.only.includes(service.name)) continue;
       const port = opts.ports?.[service.name] ?? service.port;
-      const url = `http://${host}:${port}`;
+      const url = `${opts.https?.includes(service.name) ? 'https' : 'http'}://${host}:${port}`;
       urls[service.name] = url;
       const env = {
         HOST: host,

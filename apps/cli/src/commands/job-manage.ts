@@ -1,0 +1,92 @@
+/** `ocg job get|stop|extend|list`: a posted job, its result, its money and time. */
+import type { Command } from 'commander';
+import type { JobSummaryRecord, ListJobsResponse } from '@ocg/contracts';
+import { answer, gatewayFrom, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
+import { JOB_LIST_HEADER, describeJob, jobRow, type JobResult } from '../job-view';
+import { CliError, credits, duration, fields, localTime, print, printJson, table, wholeNumber } from '../output';
+
+interface JsonOption extends GatewayOptions {
+  json?: boolean;
+}
+
+export function registerJobManage(job: Command): void {
+  withGatewayOptions(job.command('get <job>').description('show a job, its ops and endpoints, and its result once it ended'))
+    .option('--json', 'print {job, result} as JSON: the job record and the stored result (null until there is one)')
+    .action((address: string, options: JsonOption) => getJob(address, options));
+  withGatewayOptions(job.command('stop <job>').description('stop a job now; billing ends now and the rest of the hold is released'))
+    .option('--json', 'print the job record as JSON')
+    .action((address: string, options: JsonOption) => stopJob(address, options));
+  withGatewayOptions(job.command('extend <job>').description('add time to a queued or running job; the added time is held at once'))
+    .requiredOption('--minutes <minutes>', 'minutes to add')
+    .option('--json', 'print the job record as JSON')
+    .action((address: string, options: JsonOption & { minutes: string }) => extendJob(address, options));
+  withGatewayOptions(job.command('list').description('list your jobs, newest first'))
+    .option('--limit <n>', 'jobs per page, 1 to 200', '20')
+    .option('--all', 'every job: follows the pages to the end')
+    .option('--json', 'print {jobs, nextCursor} as JSON')
+    .action((options: JsonOption & { limit: string; all?: boolean }) => listJobs(options));
+}
+
+async function getJob(address: string, options: JsonOption): Promise<void> {
+  const gateway = gatewayFrom(options);
+  const job = await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } }));
+  const result = job.resultCid ? await readResult(gateway, job.resultCid) : null;
+  if (options.json) return printJson({ job, result });
+  print(describeJob(job, result));
+}
+
+/** The result the node stored: JSON text in the CAS. */
+async function readResult(gateway: Gateway, cid: string): Promise<JobResult> {
+  const text = await answer(gateway, () => gateway.client.GET('/cas/{cid}', { params: { path: { cid } }, parseAs: 'text' }));
+  try {
+    return JSON.parse(text) as JobResult;
+  } catch {
+    throw new CliError(`the result ${cid} is not JSON; read it with GET ${gateway.url}/cas/${cid}`);
+  }
+}
+
+async function stopJob(address: string, options: JsonOption): Promise<void> {
+  const gateway = gatewayFrom(options);
+  const job = await answer(gateway, () => gateway.client.POST('/jobs/{job}/stop', { params: { path: { job: address } } }));
+  if (options.json) return printJson(job);
+  print(describeJob(job));
+}
+
+async function extendJob(address: string, options: JsonOption & { minutes: string }): Promise<void> {
+  const seconds = wholeNumber('--minutes', options.minutes, 1) * 60;
+  const gateway = gatewayFrom(options);
+  const job = await answer(gateway, () => gateway.client.POST('/jobs/{job}/extend', { params: { path: { job: address } }, body: { seconds } }));
+  if (options.json) return printJson(job);
+  print(
+    fields([
+      ['job', job.address],
+      ['added', duration(seconds)],
+      ['duration', duration(job.durationSeconds)],
+      ['total price', `${credits(job.totalPrice)} (held)`],
+      ['ends', job.endsAt ? localTime(job.endsAt) : 'its duration counts from when a node runs it'],
+    ]),
+  );
+}
+
+async function listJobs(options: JsonOption & { limit: string; all?: boolean }): Promise<void> {
+  const limit = wholeNumber('--limit', options.limit, 1);
+  const gateway = gatewayFrom(options);
+  const listed = await pages(gateway, limit, Boolean(options.all));
+  if (options.json) return printJson(listed);
+  if (listed.jobs.length === 0) return print('no jobs yet: post one with ocg job post --file job.json --market <market>');
+  print(table(JOB_LIST_HEADER, listed.jobs.map(jobRow)));
+  if (listed.nextCursor) print('(more jobs: ocg job list --all)');
+}
+
+/** One page, or with `all` every page by nextCursor, as one list (nextCursor then null). */
+async function pages(gateway: Gateway, limit: number, all: boolean): Promise<ListJobsResponse> {
+  const jobs: JobSummaryRecord[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const query = { limit, ...(cursor ? { cursor } : {}) };
+    const page = await answer(gateway, () => gateway.client.GET('/jobs', { params: { query } }));
+    jobs.push(...page.jobs);
+    if (!page.nextCursor || !all) return { jobs, nextCursor: page.nextCursor };
+    cursor = page.nextCursor;
+  }
+}

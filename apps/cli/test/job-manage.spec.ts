@@ -1,0 +1,137 @@
+/** `ocg job get|stop|extend|list` against real services; a FakeNode runs and finishes jobs. */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ocg } from './support/cli';
+import { FakeNode } from './support/node';
+import { NODE_DOMAIN, call, startStack, type TestStack, type TestUser } from './support/stack';
+
+jest.setTimeout(90_000);
+
+const CREDITS = 50_000_000;
+const definition = JSON.parse(readFileSync(resolve(__dirname, 'fixtures/nginx.json'), 'utf8'));
+let stack: TestStack;
+let market: string;
+let node: FakeNode;
+
+const as = (user: TestUser) => ['--gateway', stack.gateway, '--api-key', user.key];
+const postJob = (user: TestUser, durationSeconds = 600) => call(stack.gateway, 'POST', '/jobs', user.key, { definition, market, durationSeconds });
+const LOCAL_TIME = String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`;
+
+beforeAll(async () => {
+  stack = await startStack(['client-manager', 'host-manager', 'deployment-manager', 'gateway']);
+  const created = await stack.createMarket({ name: 'Manage CPU' });
+  market = created.name;
+  node = new FakeNode(stack.gateway);
+  await node.register(market, created.joinToken);
+}, 120_000);
+afterAll(() => stack?.stop());
+
+describe('job get', () => {
+  let user: TestUser;
+  let address: string;
+  beforeAll(async () => {
+    user = await stack.newUser(CREDITS);
+    address = (await postJob(user)).address;
+    await node.claim(market);
+  });
+
+  it('shows a running job: status, node, wallet, prices, URL, local times and links', async () => {
+    const run = await ocg('job', 'get', address, ...as(user));
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(new RegExp(`^job +${address}\nstatus +RUNNING\nmarket +\\w+\nnode +\\w+\nwallet +${user.address}\n`));
+    expect(run.out).toMatch(/\nprice per second +0\.000100 credits \(100 units\)\nduration +600 s \(10 min\)\ntotal price +0\.060000 credits \(held\)\n/);
+    expect(run.out).toMatch(new RegExp(`\nservice URL +https://${address}.${NODE_DOMAIN}\ncreated +${LOCAL_TIME}\nstarted +${LOCAL_TIME}\nends +${LOCAL_TIME}\njob link +${stack.gateway}/jobs/${address}\n`));
+  });
+
+  it('shows the ops and the captured results once the node finished the job', async () => {
+    await node.finish(address, { nginx: { answer: ['42', '43'] } });
+    const run = await ocg('job', 'get', address, ...as(user));
+    expect(run.out).toMatch(/\nstatus +COMPLETED \(every op completed\)\n/);
+    expect(run.out).toMatch(/\nbilled +\d+ s, 0\.\d{6} credits \((open|settled)\)\n/);
+    expect(run.out).toMatch(new RegExp(`\nOP +GROUP +STATUS +EXIT +RESTARTS +STARTED +ENDED +REASON\nnginx +\\S+ +completed +0 +0 +${LOCAL_TIME} +${LOCAL_TIME}\n`));
+    expect(run.out).toMatch(/\n\nOP +RESULT +VALUES\nnginx +answer +42, 43\n$/);
+  });
+
+  it('prints {job, result} with --json, the result as the node stored it', async () => {
+    const run = await ocg('job', 'get', address, '--json', ...as(user));
+    const { job, result } = JSON.parse(run.out);
+    expect(job).toMatchObject({ address, status: 'COMPLETED', resultCid: expect.stringMatching(/^bafkrei/) });
+    expect(result).toMatchObject({ job: address, status: 'completed', results: { nginx: { answer: ['42', '43'] } } });
+  });
+
+  it("answers 404 for another user's job", async () => {
+    const other = await stack.newUser();
+    const run = await ocg('job', 'get', address, ...as(other));
+    expect(run).toMatchObject({ out: '', code: 1 });
+    expect(run.err).toMatch(/^ocg: NotFoundError \(404\): /);
+  });
+});
+
+describe('job stop and extend', () => {
+  it('extends a queued job by whole minutes, holding their price', async () => {
+    const user = await stack.newUser(CREDITS);
+    const { address } = await postJob(user, 60);
+    const run = await ocg('job', 'extend', address, '--minutes', '10', ...as(user));
+    expect(run.out).toBe(
+      `job          ${address}\nadded        600 s (10 min)\nduration     660 s (11 min)\ntotal price  0.066000 credits (held)\nends         its duration counts from when a node runs it\n`,
+    );
+    const json = JSON.parse((await ocg('job', 'extend', address, '--minutes', '1', '--json', ...as(user))).out);
+    expect(json).toMatchObject({ address, durationSeconds: 720, totalPrice: 72_000 });
+    await call(stack.gateway, 'POST', `/jobs/${address}/stop`, user.key);
+  });
+
+  it('stops a job: STOPPED by the poster, billed for the seconds run', async () => {
+    const user = await stack.newUser(CREDITS);
+    const { address } = await postJob(user);
+    await node.claim(market);
+    const run = await ocg('job', 'stop', address, ...as(user));
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/\nstatus +STOPPED \(stopped by the poster\)\n/);
+    expect(run.out).toMatch(/\nbilled +\d+ s, 0\.\d{6} credits \(settled\)\n/);
+    const again = JSON.parse((await ocg('job', 'stop', address, '--json', ...as(user))).out);
+    expect(again).toMatchObject({ address, status: 'STOPPED', settlement: 'settled' });
+  });
+
+  it('refuses a whole number of minutes it cannot use, before calling the gateway', async () => {
+    const run = await ocg('job', 'extend', 'abc', '--minutes', '0', '--api-key', 'k');
+    expect(run.err).toBe('ocg: --minutes must be a whole number of at least 1, got "0"\n');
+  });
+});
+
+describe('job list', () => {
+  let user: TestUser;
+  let addresses: string[];
+  beforeAll(async () => {
+    user = await stack.newUser(CREDITS);
+    addresses = [];
+    for (let i = 0; i < 3; i++) addresses.unshift((await postJob(user, 60)).address);
+  });
+  afterAll(async () => {
+    for (const address of addresses) await call(stack.gateway, 'POST', `/jobs/${address}/stop`, user.key);
+  });
+
+  it('lists a page of the newest jobs, --limit of them, saying there are more', async () => {
+    const run = await ocg('job', 'list', '--limit', '2', ...as(user));
+    const lines = run.out.trim().split('\n');
+    expect(lines[0]).toMatch(/^JOB +STATUS +MARKET +PRICE\/S +DURATION +CREATED$/);
+    expect(lines.slice(1, 3).map((l) => l.split(/\s+/)[0])).toEqual(addresses.slice(0, 2));
+    expect(lines[1]).toMatch(new RegExp(`^\\w+ +QUEUED +\\w+ +0\\.000100 credits +60 s \\(1 min\\) +${LOCAL_TIME}$`));
+    expect(lines[3]).toBe('(more jobs: ocg job list --all)');
+  });
+
+  it('follows the cursor through pages of --limit jobs to the end with --all', async () => {
+    const run = await ocg('job', 'list', '--all', '--limit', '2', '--json', ...as(user));
+    expect(JSON.parse(run.out)).toEqual({ jobs: addresses.map((address) => expect.objectContaining({ address })), nextCursor: null });
+  });
+
+  it('prints the page as {jobs, nextCursor} with --json', async () => {
+    const listed = JSON.parse((await ocg('job', 'list', '--limit', '2', '--json', ...as(user))).out);
+    expect(listed.jobs.map((j: { address: string }) => j.address)).toEqual(addresses.slice(0, 2));
+    expect(listed.nextCursor).toEqual(expect.any(String));
+  });
+
+  it('says so when there are no jobs', async () => {
+    const run = await ocg('job', 'list', ...as(await stack.newUser()));
+    expect(run.out).toBe('no jobs yet: post one with ocg job post --file job.json --market <market>\n');
+  });
+});

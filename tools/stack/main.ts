@@ -105,6 +105,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     NODE_KEY_FILE: join(dataDir, 'node.key'),
     NODE_EXTRA_CA_CERTS: caFile,
     SYNC_INTERVAL_MS: '2000',
+    STOP_JOBS_ON_EXIT: 'true',
   }, 4);
   stoppers.push({ name: 'node-agent', stop: () => agent.stop() });
   const node = await waitForNode(gateway, adminKey);

@@ -56,6 +56,8 @@ const schema = z.object({
   AUTH_MAX_AGE_SECONDS: count(300),
   /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
   INGRESS_TRUST_FORWARDED_HOST: flag('false'),
+  /** On SIGTERM, stop every job and remove what it made (for development nodes) instead of leaving them for the next agent. */
+  STOP_JOBS_ON_EXIT: flag('false'),
   /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */
   CONTROL_PLANE_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
   /** The market to join: its address or name. */

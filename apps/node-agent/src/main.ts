@@ -55,8 +55,11 @@ async function runControlPlane(config: AgentConfig, logger: Logger): Promise<voi
   const cp = createControlPlane(agentConfig, signer, logger);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
   const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });
+  cp.reporter.readLogs((job, op) => agent.executor.logs(job, op));
   logger.info({ node: signer.address, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
   onShutdown(logger, async () => {
+    // A development node (the local stack) takes its jobs down with it; a real node leaves them for the next agent.
+    if (config.STOP_JOBS_ON_EXIT) await Promise.all(agent.executor.running().map((job) => agent.executor.stopAndWait(job, 'the node shut down')));
     cp.reporter.close();
     await agent.close();
   });

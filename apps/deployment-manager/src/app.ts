@@ -13,6 +13,7 @@ import { RegisterRoutes } from './generated/routes';
 import { requireNodePresence } from './nodes/node-presence';
 import { CasController } from './controllers/cas.controller';
 import { InternalJobsController } from './controllers/internal-jobs.controller';
+import { InternalMarketsController } from './controllers/internal-markets.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { NodeJobsController } from './controllers/node-jobs.controller';
 import { composeServices, type DeploymentManagerServices } from './services';
@@ -37,7 +38,8 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
     .register(JobsController, new JobsController(services.posts, services.query, services.control))
     .register(CasController, new CasController(services.cas, services.downloads))
     .register(NodeJobsController, new NodeJobsController(services.nodeJobs))
-    .register(InternalJobsController, new InternalJobsController(services.query));
+    .register(InternalJobsController, new InternalJobsController(services.query))
+    .register(InternalMarketsController, new InternalMarketsController(services.query));
   return buildServiceApp({
     service: 'deployment-manager',
     logger: deps.logger,

@@ -2,8 +2,8 @@ import http from 'node:http';
 import Docker from 'dockerode';
 import { BUSYBOX_IMAGE, ensureBusyboxImage, waitFor, type LaunchedStack } from '@ocg/testing';
 import { NODE_DOMAIN, startDeploymentManager, type TestDeploymentManager } from './support/deployment-manager';
-import { quickJob, sleeper, webJob } from './support/definitions';
-import { call, startManagers, type Managers, type TestUser } from './support/managers';
+import { definition, quickJob, runOp, sleeper, webJob } from './support/definitions';
+import { INTERNAL_TOKEN, call, startManagers, type Managers, type TestUser } from './support/managers';
 import { startAgent, startGateway, type AgentProcess } from './support/nodes';
 
 const CREDITS = 50_000_000;
@@ -36,6 +36,7 @@ describe('a job on a real node-agent, through the gateway', () => {
   });
 
   const job = (user: TestUser, address: string) => dm.as(user, 'GET', `/jobs/${address}`).then((r) => r.body);
+  const page = (address: string) => dm.as(null, 'GET', `/internal/jobs/${address}/page`, undefined, { 'x-ocg-internal-token': INTERNAL_TOKEN }).then((r) => r.body);
   const until = (user: TestUser, address: string, test: (j: any) => boolean, what: string, timeoutMs = 60_000) =>
     waitFor(async () => {
       const j = await job(user, address);
@@ -98,8 +99,21 @@ describe('a job on a real node-agent, through the gateway', () => {
     const result = await dm.as(user, 'GET', `/cas/${done.resultCid}`);
     expect(result.headers.get('content-type')).toMatch(/^application\/json/);
     expect(result.body).toMatchObject({ job: posted.body.address, status: 'completed', results: { task: { answer: ['42'] } } });
-    const definition = await dm.as(user, 'GET', `/cas/${done.definitionCid}`);
-    expect(definition.body.ops[0].args.image).toBe(BUSYBOX_IMAGE);
+    const stored = await dm.as(user, 'GET', `/cas/${done.definitionCid}`);
+    expect(stored.body.ops[0].args.image).toBe(BUSYBOX_IMAGE);
+    expect((await page(posted.body.address)).ops[0].logTail).toContainEqual({ stream: 'stdout', text: 'answer=42' });
+  });
+
+  it("reports a running op's last lines of output for the job page within seconds", async () => {
+    const user = await m.newUser(CREDITS);
+    const posted = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('talk', 'echo hello from the op; sleep 600')]), market: market.name, durationSeconds: 600 });
+    const tail = await waitFor(async () => (await page(posted.body.address)).ops[0].logTail.find((l: { text: string }) => l.text === 'hello from the op'), {
+      timeoutMs: 30_000,
+      what: 'the log tail on the job page',
+    });
+    expect(tail).toEqual({ stream: 'stdout', text: 'hello from the op' });
+    expect((await job(user, posted.body.address)).status).toBe('RUNNING');
+    await dm.as(user, 'POST', `/jobs/${posted.body.address}/stop`);
   });
 });
 

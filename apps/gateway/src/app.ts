@@ -9,6 +9,7 @@ import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
 import { serveDocs } from './docs';
 import type { Ingress } from './ingress';
+import type { Pages } from './pages';
 
 export interface GatewayOptions {
   logger: Logger;
@@ -19,6 +20,8 @@ export interface GatewayOptions {
   upstreamMaxSockets?: number;
   /** Job and node hosts (`<label>.<node domain>`); without it every host is the API. */
   ingress?: Ingress;
+  /** Job and market pages for browsers at `GET /jobs/{job}` and `GET /markets/{market}`; without it those are the API only. */
+  pages?: Pages;
 }
 
 export interface Gateway {
@@ -75,6 +78,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
     });
     if (opts.ingress?.matches(req.headers.host)) {
       opts.ingress.handle(req, res, requestId);
+      return;
+    }
+    const page = opts.pages?.match(req, path);
+    if (page && opts.pages) {
+      opts.pages.serve(page, res, requestId);
       return;
     }
     const route = routes.match(req.method ?? 'GET', path);

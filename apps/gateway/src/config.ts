@@ -16,7 +16,7 @@ const schema = z.object({
   UPSTREAM_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
   /** Jobs are served at `<job>[-<port>].<NODE_DOMAIN>`, nodes' APIs at `<node>.<NODE_DOMAIN>`. */
   NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
-  /** The service-to-service credential; the ingress needs it to look jobs and nodes up. */
+  /** The service-to-service credential; the ingress and the job and market pages need it to look things up. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
   /** How long a job's route is reused: a stopped job is taken down within this. */
   INGRESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),

@@ -7,6 +7,7 @@ import { createGateway } from './app';
 import { redirectToHttps } from './redirect';
 import { createIngress } from './ingress';
 import { IngressResolver } from './ingress/resolver';
+import { createPages } from './pages';
 
 runMain('gateway', async () => {
   const config = loadConfig();
@@ -26,10 +27,14 @@ runMain('gateway', async () => {
         }),
       })
     : undefined;
-  if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts are not served');
+  if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts, job and market pages are not served');
+  const pages = config.INTERNAL_TOKEN
+    ? createPages({ deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL, hostManagerUrl: config.HOST_MANAGER_URL, internalToken: config.INTERNAL_TOKEN, logger })
+    : undefined;
   const gateway = createGateway({
     logger,
     ingress,
+    pages,
     redis,
     document: openApiDocument,
     upstreams: upstreamsOf(config),

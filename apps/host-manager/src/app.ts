@@ -45,7 +45,7 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   const nodes = new NodeService(db, markets, presence);
   iocContainer
     .register(MarketsController, new MarketsController(markets))
-    .register(InternalMarketsController, new InternalMarketsController(markets))
+    .register(InternalMarketsController, new InternalMarketsController(markets, nodes))
     .register(InternalNodesController, new InternalNodesController(nodes))
     .register(NodesController, new NodesController(nodes))
     .register(HeartbeatsController, new HeartbeatsController(nodes))

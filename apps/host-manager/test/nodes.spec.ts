@@ -113,6 +113,24 @@ describe('nodes', () => {
     });
   });
 
+  describe('GET /internal/markets/{market}/nodes', () => {
+    it("lists a market's nodes by its name with status and specs, and never where they are reached", async () => {
+      const market = await hm.createMarket({ name: 'Page pool' });
+      const node = new TestNode(hm);
+      await node.register(market.address, market.joinToken);
+      const headers = { 'x-ocg-internal-token': INTERNAL_TOKEN };
+      const res = await hm.call('GET', '/internal/markets/page%20pool/nodes', { key: null, headers });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ nodes: [{ address: node.address, status: 'ONLINE', specs: cpuSpecs, lastSeenAt: expect.any(String) }], total: 1 });
+    });
+
+    it('answers 404 for an unknown market and 401 without the internal token', async () => {
+      const headers = { 'x-ocg-internal-token': INTERNAL_TOKEN };
+      expect((await hm.call('GET', '/internal/markets/no%20such%20market/nodes', { key: null, headers })).status).toBe(404);
+      expect((await hm.call('GET', `/internal/markets/${cpu.address}/nodes`, { key: reader })).status).toBe(401);
+    });
+  });
+
   describe('POST /nodes/heartbeat', () => {
     it('keeps a node online while heartbeats arrive and turns it offline when its presence expires', async () => {
       const node = new TestNode(hm);

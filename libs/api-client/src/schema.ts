@@ -1465,6 +1465,17 @@ export interface components {
             /** @description `GET /cas/{resultCid}`, once there is a result. */
             result: string | null;
         };
+        /** @description One line of an op's output as a node reports it. */
+        JobLogLine: {
+            stream: components["schemas"]["JobLogStream"];
+            /** @description The line, cut at 500 characters. */
+            text: string;
+        };
+        /**
+         * @description stdout and stderr of the op's container; nodeerr: what the node says about the op (pulls, exits).
+         * @enum {string}
+         */
+        JobLogStream: "stdout" | "stderr" | "nodeerr";
         JobOpRecord: {
             /** @description ISO 8601. */
             endedAt: string | null;
@@ -1494,6 +1505,92 @@ export interface components {
          * @enum {string}
          */
         JobOpState: "pending" | "running" | "completed" | "failed" | "stopped";
+        /** @description An op on the job page (internal): its record and the last lines of its output. */
+        JobPageOpRecord: {
+            /** @description ISO 8601. */
+            endedAt: string | null;
+            /** Format: double */
+            exitCode: number | null;
+            /** @description The op's stage: its execution.group, or its own id for an op without a group. */
+            group: string | null;
+            id: string;
+            /** @description The last lines the node reported (at most 20, oldest first); empty before any. */
+            logTail: components["schemas"]["JobLogLine"][];
+            /**
+             * Format: double
+             * @description Position of the op in the definition.
+             */
+            opIndex: number;
+            /** @description Why it failed or was stopped. */
+            reason: string | null;
+            /**
+             * Format: double
+             * @description Restarts by the op's restart policy.
+             */
+            restarts: number;
+            /** @description ISO 8601. */
+            startedAt: string | null;
+            status: components["schemas"]["JobOpState"];
+        };
+        /**
+         * @description For the gateway's job page (internal): the job, and every op of its
+         *     definition (those no node reported on yet read `pending`) with its log tail.
+         */
+        JobPageRecord: {
+            /** @description The job address: base58 of 32 random bytes. */
+            address: string;
+            /**
+             * Format: double
+             * @description Seconds charged: from start to end, rounded up to whole seconds, at most durationSeconds. Set once the job ended.
+             */
+            billedSeconds: number | null;
+            /**
+             * Format: double
+             * @description pricePerSecond × billedSeconds. Set once the job ended.
+             */
+            cost: number | null;
+            /** @description ISO 8601 timestamps. */
+            createdAt: string;
+            /** @description Content id of the definition. */
+            definitionCid: string;
+            /**
+             * Format: double
+             * @description The paid duration (extensions included).
+             */
+            durationSeconds: number;
+            endpoints: components["schemas"]["JobEndpointRecord"][];
+            /** @description When the paid duration is over (set when the job starts). */
+            endsAt: string | null;
+            finishedAt: string | null;
+            links: components["schemas"]["JobLinks"];
+            /** @description The market's address. */
+            market: string;
+            /** @description The address of the node that claimed it. */
+            node: string | null;
+            ops: components["schemas"]["JobPageOpRecord"][];
+            /** @description The poster's wallet address: node API requests must be signed by this wallet. */
+            poster: string;
+            /**
+             * Format: double
+             * @description Credit units per second, the market's price when the job was posted.
+             */
+            pricePerSecond: number;
+            /** @description Why the job ended (e.g. `stopped by the poster`, `duration ended`, an op's failure). */
+            reason: string | null;
+            /** @description Content id of the result (ops, their states and captured results), once the node finished the job. */
+            resultCid: string | null;
+            settledAt: string | null;
+            settlement: components["schemas"]["JobSettlement"];
+            startedAt: string | null;
+            status: components["schemas"]["JobState"];
+            /**
+             * Format: double
+             * @description pricePerSecond × durationSeconds: what is held from the balance.
+             */
+            totalPrice: number;
+            /** @description The job's URL (its first exposed port), when it exposes any. */
+            url: string | null;
+        };
         JobRecord: {
             /** @description The job address: base58 of 32 random bytes. */
             address: string;
@@ -1649,6 +1746,24 @@ export interface components {
             /** @description Pass as `cursor` for the next page; null on the last page. */
             nextCursor: string | null;
         };
+        ListMarketJobsResponse: {
+            /** @description Oldest started first. */
+            jobs: components["schemas"]["MarketJobRecord"][];
+            /**
+             * Format: double
+             * @description Jobs of the market in that status, over all pages.
+             */
+            total: number;
+        };
+        ListMarketNodesResponse: {
+            /** @description By registration, oldest first. */
+            nodes: components["schemas"]["MarketNodeRecord"][];
+            /**
+             * Format: double
+             * @description Nodes of the market, over all pages.
+             */
+            total: number;
+        };
         ListMarketsResponse: {
             /** @description Every market, by name. */
             markets: components["schemas"]["MarketRecord"][];
@@ -1685,6 +1800,23 @@ export interface components {
         };
         LogoutResponse: {
             success: boolean;
+        };
+        /** @description A job of a market, for the gateway's market page (internal). */
+        MarketJobRecord: {
+            address: string;
+            /** @description ISO 8601: when the paid duration is over. */
+            endsAt: string | null;
+            /** @description ISO 8601. */
+            startedAt: string | null;
+            status: components["schemas"]["JobState"];
+        };
+        /** @description A node of a market, for the gateway's market page (internal): nothing about where it is reached. */
+        MarketNodeRecord: {
+            address: string;
+            /** @description ISO 8601; may lag a live node by up to a minute. */
+            lastSeenAt: string | null;
+            specs: components["schemas"]["NodeSpecs"];
+            status: components["schemas"]["NodeStatus"];
         };
         MarketRecord: {
             /** @description Base58 of 32 random bytes; never changes. */
@@ -1773,6 +1905,8 @@ export interface components {
             exitCode?: number | null;
             group?: string | null;
             id: string;
+            /** @description The op's last lines of output (oldest first), sent when they grew; the latest sent is kept. */
+            logTail?: components["schemas"]["JobLogLine"][];
             /** Format: int32 */
             opIndex: number;
             reason?: string | null;

@@ -1,11 +1,12 @@
 import { Get, Hidden, Path, Route, Security } from '@tsoa/runtime';
-import type { JobRouteRecord } from '@ocg/contracts';
+import type { JobPageRecord, JobRouteRecord } from '@ocg/contracts';
 import type { JobQueryService } from '../jobs/job-query.service';
 
 /**
  * For the gateway, which serves `https://<job>[-<port>].<node domain>` by
- * proxying to the node running the job. Hidden from the public contract (so
- * the gateway has no route to it) and guarded by the internal credential.
+ * proxying to the node running the job, and renders job pages. Hidden from
+ * the public contract (so the gateway has no route to it) and guarded by the
+ * internal credential.
  */
 @Route('internal/jobs')
 @Hidden()
@@ -17,5 +18,15 @@ export class InternalJobsController {
   @Security('internal')
   public routeJob(@Path() job: string): Promise<JobRouteRecord> {
     return this.query.route(job);
+  }
+
+  /**
+   * The job, every op of its definition and each op's log tail, for the job page.
+   * @param job The job address, exactly.
+   */
+  @Get('{job}/page')
+  @Security('internal')
+  public jobPage(@Path() job: string): Promise<JobPageRecord> {
+    return this.query.page(job);
   }
 }

@@ -8,6 +8,8 @@ import { NodeJobsController } from './../controllers/node-jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { JobsController } from './../controllers/jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+import { InternalMarketsController } from './../controllers/internal-markets.controller';
+// WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { InternalJobsController } from './../controllers/internal-jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { CasController } from './../controllers/cas.controller';
@@ -64,6 +66,20 @@ const models: TsoaRoute.Models = {
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["pending"]},{"dataType":"enum","enums":["running"]},{"dataType":"enum","enums":["completed"]},{"dataType":"enum","enums":["failed"]},{"dataType":"enum","enums":["stopped"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobLogStream": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["stdout"]},{"dataType":"enum","enums":["stderr"]},{"dataType":"enum","enums":["nodeerr"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobLogLine": {
+        "dataType": "refObject",
+        "properties": {
+            "stream": {"ref":"JobLogStream","required":true},
+            "text": {"dataType":"string","required":true,"validators":{"maxLength":{"value":500}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "NodeOpReport": {
         "dataType": "refObject",
         "properties": {
@@ -76,6 +92,7 @@ const models: TsoaRoute.Models = {
             "restarts": {"dataType":"integer","validators":{"minimum":{"value":0}}},
             "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
             "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
+            "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"validators":{"maxItems":{"value":20}}},
         },
         "additionalProperties": false,
     },
@@ -338,12 +355,79 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketJobRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "address": {"dataType":"string","required":true},
+            "status": {"ref":"JobState","required":true},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "endsAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ListMarketJobsResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "jobs": {"dataType":"array","array":{"dataType":"refObject","ref":"MarketJobRecord"},"required":true},
+            "total": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobRouteRecord": {
         "dataType": "refObject",
         "properties": {
             "job": {"dataType":"string","required":true},
             "status": {"ref":"JobState","required":true},
             "node": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobPageOpRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"string","required":true},
+            "group": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "opIndex": {"dataType":"double","required":true},
+            "status": {"ref":"JobOpState","required":true},
+            "exitCode": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "restarts": {"dataType":"double","required":true},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobPageRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "address": {"dataType":"string","required":true},
+            "status": {"ref":"JobState","required":true},
+            "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "market": {"dataType":"string","required":true},
+            "node": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "poster": {"dataType":"string","required":true},
+            "pricePerSecond": {"dataType":"double","required":true},
+            "durationSeconds": {"dataType":"double","required":true},
+            "totalPrice": {"dataType":"double","required":true},
+            "billedSeconds": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "cost": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "settlement": {"ref":"JobSettlement","required":true},
+            "definitionCid": {"dataType":"string","required":true},
+            "resultCid": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "url": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "links": {"ref":"JobLinks","required":true},
+            "createdAt": {"dataType":"string","required":true},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "endsAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "finishedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "settledAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "ops": {"dataType":"array","array":{"dataType":"refObject","ref":"JobPageOpRecord"},"required":true},
+            "endpoints": {"dataType":"array","array":{"dataType":"refObject","ref":"JobEndpointRecord"},"required":true},
         },
         "additionalProperties": false,
     },
@@ -721,6 +805,44 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalMarketsController_listMarketJobs: Record<string, TsoaRoute.ParameterSchema> = {
+                market: {"in":"path","name":"market","required":true,"dataType":"string"},
+                status: {"in":"query","name":"status","ref":"JobState"},
+                limit: {"in":"query","name":"limit","dataType":"double"},
+        };
+        app.get('/internal/markets/:market/jobs',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController.prototype.listMarketJobs)),
+
+            async function InternalMarketsController_listMarketJobs(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalMarketsController_listMarketJobs, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalMarketsController>(InternalMarketsController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'listMarketJobs',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsInternalJobsController_routeJob: Record<string, TsoaRoute.ParameterSchema> = {
                 job: {"in":"path","name":"job","required":true,"dataType":"string"},
         };
@@ -746,6 +868,42 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'routeJob',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalJobsController_jobPage: Record<string, TsoaRoute.ParameterSchema> = {
+                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+        };
+        app.get('/internal/jobs/:job/page',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalJobsController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalJobsController.prototype.jobPage)),
+
+            async function InternalJobsController_jobPage(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalJobsController_jobPage, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalJobsController>(InternalJobsController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'jobPage',
                 controller,
                 response,
                 next,

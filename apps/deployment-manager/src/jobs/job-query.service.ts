@@ -1,5 +1,6 @@
-import type { JobRecord, JobRouteRecord, ListJobsResponse } from '@ocg/contracts';
+import type { JobPageRecord, JobRecord, JobRouteRecord, JobState, ListJobsResponse, ListMarketJobsResponse } from '@ocg/contracts';
 import { NotFoundError, ValidationError } from '@ocg/http';
+import { iso } from '../db';
 import type { Caller } from './caller';
 import type { JobRepository } from './job.repository';
 import type { JobViews } from './job-views';
@@ -33,6 +34,24 @@ export class JobQueryService {
     const job = await this.jobs.findByLowercase(address);
     if (!job) throw notFound(address);
     return { job: job.address, status: job.status, node: job.node_address };
+  }
+
+  /** The job page's record (internal: the gateway shows it to whoever holds the job's link). */
+  async page(address: string): Promise<JobPageRecord> {
+    const job = await this.jobs.find(address);
+    if (!job) throw notFound(address);
+    const [ops, endpoints] = await Promise.all([this.jobs.ops(address), this.jobs.endpoints(address)]);
+    return this.views.page(job, ops, endpoints);
+  }
+
+  /** A market's jobs in one status, by its address (internal: the market page). */
+  async ofMarket(market: string, status: JobState = 'RUNNING', limit = DEFAULT_PAGE): Promise<ListMarketJobsResponse> {
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw invalid('/limit', `must be a whole number from 1 to ${MAX_PAGE}`);
+    const found = await this.jobs.ofMarket(market, status, limit);
+    return {
+      jobs: found.map((j) => ({ address: j.address, status: j.status, startedAt: iso(j.started_at), endsAt: iso(j.ends_at) })),
+      total: found.length === 0 ? 0 : Number(found[0].total),
+    };
   }
 
   async list(caller: Caller, limit = DEFAULT_PAGE, cursor?: string): Promise<ListJobsResponse> {

@@ -1,3 +1,4 @@
+import type { JobLogLine } from '@ocg/contracts';
 import type { JobState } from './state';
 
 /** A row of `jobs` as node-pg returns it (bigint as text, timestamptz as Date). */
@@ -37,6 +38,8 @@ export interface OpRow {
   restarts: number;
   started_at: Date | null;
   ended_at: Date | null;
+  /** The last lines of output the node reported; null before any. */
+  log_tail: JobLogLine[] | null;
 }
 
 export interface EndpointRow {

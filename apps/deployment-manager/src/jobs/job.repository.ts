@@ -56,6 +56,15 @@ export class JobRepository {
     ]);
   }
 
+  /** A market's jobs in one status, oldest first, each row with the count of them all (a window over the whole match). */
+  ofMarket(market: string, status: JobState, limit: number): Promise<(Pick<JobRow, 'address' | 'status' | 'started_at' | 'ends_at'> & { total: string })[]> {
+    return rows(
+      this.db,
+      `SELECT address, status, started_at, ends_at, count(*) OVER () AS total FROM jobs WHERE market_address = $1 AND status = $2 ORDER BY seq LIMIT $3`,
+      [market, status, limit],
+    );
+  }
+
   ops(address: string): Promise<OpRow[]> {
     return rows<OpRow>(this.db, `SELECT * FROM job_ops WHERE job_address = $1 ORDER BY op_index, op_id`, [address]);
   }

@@ -74,7 +74,7 @@ export class NodeJobsService {
     const job = await this.assigned(node, address);
     const ops = body.ops.map(cleanOp);
     const { to, reason } = outcome(job, body);
-    const result = Buffer.from(JSON.stringify({ job: address, status: body.status, reason: body.reason ?? null, ops, results: body.results }));
+    const result = Buffer.from(JSON.stringify({ job: address, status: body.status, reason: body.reason ?? null, ops: ops.map(withoutLogTail), results: body.results }));
     const moved = await this.d.db.transaction(async (m) => {
       const cid = await this.d.cas.put(result, job.user_id, m);
       await this.d.reports.upsertOps(address, ops, m);
@@ -150,6 +150,11 @@ function outcome(job: JobRow, body: FinishJobRequest): { to: JobState; reason: s
 /** Timestamps Postgres can read, whatever the node sent. */
 function cleanOp(op: NodeOpReport): NodeOpReport {
   return { ...op, group: op.group ?? null, startedAt: time(op.startedAt), endedAt: time(op.endedAt) };
+}
+
+/** The result records how ops ended; their output is the job page's (and the node API's), not part of it. */
+function withoutLogTail({ logTail: _tail, ...op }: NodeOpReport): NodeOpReport {
+  return op;
 }
 
 function time(text: string | null | undefined): string | null {

@@ -12,14 +12,16 @@ export interface EndpointState {
 export class ReportRepository {
   constructor(private readonly db: Queryable) {}
 
+  /** A report without a log tail keeps the one stored: nodes send the tail only when it grew. */
   async upsertOps(job: string, ops: NodeOpReport[], q: Queryable = this.db): Promise<void> {
     if (ops.length === 0) return;
     await q.query(
-      `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at)
-       SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz
-       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text)
+      `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at, log_tail)
+       SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz, r."logTail"
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text, "logTail" jsonb)
        ON CONFLICT (job_address, op_id) DO UPDATE SET op_index = EXCLUDED.op_index, grp = EXCLUDED.grp, status = EXCLUDED.status, exit_code = EXCLUDED.exit_code,
-         reason = EXCLUDED.reason, restarts = EXCLUDED.restarts, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at`,
+         reason = EXCLUDED.reason, restarts = EXCLUDED.restarts, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
+         log_tail = COALESCE(EXCLUDED.log_tail, job_ops.log_tail)`,
       [job, JSON.stringify(latestBy(ops, (o) => o.id))],
     );
   }

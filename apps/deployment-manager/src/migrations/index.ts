@@ -1,4 +1,5 @@
 import { Jobs1760000000100 } from './1760000000100-jobs';
+import { PageData1760000000200 } from './1760000000200-page-data';
 
 /** Every migration of deployment-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [Jobs1760000000100];
+export const migrations: (new () => unknown)[] = [Jobs1760000000100, PageData1760000000200];

@@ -1,5 +1,5 @@
 import type { DataSource, Repository } from 'typeorm';
-import type { ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
 import { ForbiddenError, NotFoundError, ValidationError } from '@ocg/http';
 import { MarketEntity, NodeEntity } from '../entities';
 import { joinTokenMatches } from './join-token';
@@ -74,6 +74,12 @@ export class NodeService {
       skip: Math.max(0, query.offset ?? 0),
     });
     return { nodes: await this.records(rows), total };
+  }
+
+  /** A market's nodes for its public page: status and specs, not where they are reached. */
+  async ofMarket(market: string, limit = 100): Promise<ListMarketNodesResponse> {
+    const { nodes, total } = await this.list({ market, limit });
+    return { nodes: nodes.map(({ address, status, specs, lastSeenAt }) => ({ address, status, specs, lastSeenAt })), total };
   }
 
   private async records(nodes: NodeEntity[]): Promise<NodeRecord[]> {

@@ -3,6 +3,7 @@ import type { FinishJobRequest, NodeEndpointReport, NodeOpReport } from '@ocg/co
 import type { EndpointStatus, JobSummary, OpStatus } from '../executor/types';
 import type { Reporter } from '../seam';
 import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
+import { LogTails, type LogSource } from './log-tails';
 
 export interface ReporterSettings {
   /** Changes are gathered this long and sent as one report per job. */
@@ -11,6 +12,8 @@ export interface ReporterSettings {
   finishWaitMs: number;
   /** How long a finish is retried in the background before it is given up (the control plane then fails the job as lost). */
   finishGiveUpMs?: number;
+  /** Ops whose output grew are reported with their last lines at most this often (default 5 s). */
+  logTailMs?: number;
 }
 
 interface Pending {
@@ -20,14 +23,19 @@ interface Pending {
 
 /**
  * Tells deployment-manager what happens: op and endpoint changes batched
- * per job (latest state wins) and retried; the end of a job as one finish
- * call with the final states and results. Calls for one job go out one after
- * another, so a late report never overwrites the final states of the finish.
+ * per job (latest state wins) and retried; every few seconds the last lines
+ * of each op whose output grew (for the job page); the end of a job as one
+ * finish call with the final states, tails and results. Calls for one job go
+ * out one after another, so a late report never overwrites the finish.
  */
 export class ControlPlaneReporter implements Reporter {
   private readonly pending = new Map<string, Pending>();
   private readonly chains = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | undefined;
+  /** job → op → its latest state: a tail is sent with the op's state, which a report needs whole. */
+  private readonly known = new Map<string, Map<string, NodeOpReport>>();
+  private readonly tails = new LogTails();
+  private tailTimer: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff(10_000);
   private closed = false;
 
@@ -42,8 +50,21 @@ export class ControlPlaneReporter implements Reporter {
   }
 
   opChanged(job: string, op: OpStatus): void {
-    this.entry(job).ops.set(op.id, toOpReport(op));
+    const report = toOpReport(op);
+    const pendingTail = this.entry(job).ops.get(op.id)?.logTail; // taken once: it must ride along with the newer state
+    this.entry(job).ops.set(op.id, pendingTail ? { ...report, logTail: pendingTail } : report);
+    let ops = this.known.get(job);
+    if (!ops) this.known.set(job, (ops = new Map()));
+    ops.set(op.id, report);
     this.schedule(this.settings.batchMs ?? 200);
+  }
+
+  /** Where op output is read (the executor's buffers); until this is called no tails are sent. */
+  readLogs(source: LogSource): void {
+    this.tails.read(source);
+    if (this.tailTimer || this.closed) return;
+    this.tailTimer = setInterval(() => this.collectTails(), this.settings.logTailMs ?? 5000);
+    this.tailTimer.unref();
   }
 
   endpointChanged(job: string, op: string, e: EndpointStatus): void {
@@ -57,16 +78,41 @@ export class ControlPlaneReporter implements Reporter {
       status: summary.state === 'running' ? 'stopped' : summary.state,
       reason: summary.reason,
       results: summary.results,
-      ops: summary.ops.map(toOpReport),
+      ops: summary.ops.map((op) => this.withTail(summary.job, toOpReport(op))),
     };
+    this.known.delete(summary.job);
+    this.tails.forget(summary.job);
     const sent = this.enqueue(summary.job, () => this.finish(summary.job, body));
-    await Promise.race([sent, sleep(this.settings.finishWaitMs)]);
+    const waited = new AbortController(); // a finish that came back early must not leave the wait's timer behind
+    await Promise.race([sent, sleep(this.settings.finishWaitMs, waited.signal)]);
+    waited.abort();
   }
 
   /** Stops sending; what is still pending is sent again by the next agent (it reports adopted jobs afresh). */
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.tailTimer);
+  }
+
+  /** Puts the last lines of every op whose output grew into the next report. */
+  private collectTails(): void {
+    let grew = false;
+    for (const [job, ops] of this.known) {
+      for (const [id, op] of ops) {
+        const logTail = this.tails.grown(job, id);
+        if (!logTail) continue;
+        const p = this.entry(job);
+        p.ops.set(id, { ...(p.ops.get(id) ?? op), logTail });
+        grew = true;
+      }
+    }
+    if (grew) this.schedule(this.settings.batchMs ?? 200);
+  }
+
+  private withTail(job: string, op: NodeOpReport): NodeOpReport {
+    const logTail = this.tails.grown(job, op.id);
+    return logTail ? { ...op, logTail } : op;
   }
 
   private entry(job: string): Pending {
@@ -106,7 +152,8 @@ export class ControlPlaneReporter implements Reporter {
   /** Puts a failed report back under anything newer that arrived meanwhile. */
   private requeue(job: string, p: Pending): void {
     const newer = this.pending.get(job);
-    if (newer) for (const [k, v] of p.ops) if (!newer.ops.has(k)) newer.ops.set(k, v);
+    // A newer state of an op wins, but keeps the failed report's tail unless it has its own (tails are sent once).
+    if (newer) for (const [k, v] of p.ops) newer.ops.set(k, { logTail: v.logTail, ...(newer.ops.get(k) ?? v) });
     if (newer) for (const [k, v] of p.endpoints) if (!newer.endpoints.has(k)) newer.endpoints.set(k, v);
     if (!newer) this.pending.set(job, p);
   }

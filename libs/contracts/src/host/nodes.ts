@@ -102,3 +102,19 @@ export interface ListNodesResponse {
   /** Nodes matching the filter, over all pages. */
   total: number;
 }
+
+/** A node of a market, for the gateway's market page (internal): nothing about where it is reached. */
+export interface MarketNodeRecord {
+  address: string;
+  status: NodeStatus;
+  specs: NodeSpecs;
+  /** ISO 8601; may lag a live node by up to a minute. */
+  lastSeenAt: string | null;
+}
+
+export interface ListMarketNodesResponse {
+  /** By registration, oldest first. */
+  nodes: MarketNodeRecord[];
+  /** Nodes of the market, over all pages. */
+  total: number;
+}

@@ -17,6 +17,19 @@ export type JobOpState = 'pending' | 'running' | 'completed' | 'failed' | 'stopp
 /** ONLINE: the port passed its startup checks and its continuous checks pass. PENDING: not ready yet. */
 export type JobEndpointStatus = 'PENDING' | 'ONLINE' | 'OFFLINE';
 
+/** stdout and stderr of the op's container; nodeerr: what the node says about the op (pulls, exits). */
+export type JobLogStream = 'stdout' | 'stderr' | 'nodeerr';
+
+/** One line of an op's output as a node reports it. */
+export interface JobLogLine {
+  stream: JobLogStream;
+  /**
+   * The line, cut at 500 characters.
+   * @maxLength 500
+   */
+  text: string;
+}
+
 /** open: the settlement of the job's holds has not finished; settled: every hold is settled or released. */
 export type JobSettlement = 'open' | 'settled';
 
@@ -161,4 +174,36 @@ export interface JobRouteRecord {
   status: JobState;
   /** The node running it; null before a claim. */
   node: string | null;
+}
+
+/** An op on the job page (internal): its record and the last lines of its output. */
+export interface JobPageOpRecord extends JobOpRecord {
+  /** The last lines the node reported (at most 20, oldest first); empty before any. */
+  logTail: JobLogLine[];
+}
+
+/**
+ * For the gateway's job page (internal): the job, and every op of its
+ * definition (those no node reported on yet read `pending`) with its log tail.
+ */
+export interface JobPageRecord extends JobSummaryRecord {
+  ops: JobPageOpRecord[];
+  endpoints: JobEndpointRecord[];
+}
+
+/** A job of a market, for the gateway's market page (internal). */
+export interface MarketJobRecord {
+  address: string;
+  status: JobState;
+  /** ISO 8601. */
+  startedAt: string | null;
+  /** ISO 8601: when the paid duration is over. */
+  endsAt: string | null;
+}
+
+export interface ListMarketJobsResponse {
+  /** Oldest started first. */
+  jobs: MarketJobRecord[];
+  /** Jobs of the market in that status, over all pages. */
+  total: number;
 }

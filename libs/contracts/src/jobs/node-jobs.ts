@@ -2,7 +2,7 @@
  * Node-facing job routes (deployment-manager), signed by the node key
  * (`x-ocg-node` + `authorization`, like registration with host-manager).
  */
-import type { JobOpState } from './jobs';
+import type { JobLogLine, JobOpState } from './jobs';
 
 export interface ClaimJobRequest {
   /**
@@ -64,6 +64,11 @@ export interface NodeOpReport {
   startedAt?: string | null;
   /** ISO 8601. */
   endedAt?: string | null;
+  /**
+   * The op's last lines of output (oldest first), sent when they grew; the latest sent is kept.
+   * @maxItems 20
+   */
+  logTail?: JobLogLine[];
 }
 
 export interface NodeEndpointReport {

@@ -1,0 +1,89 @@
+import { startDeploymentManager, type TestDeploymentManager } from './support/deployment-manager';
+import { definition, runOp, sleeper } from './support/definitions';
+import { INTERNAL_TOKEN, startManagers, type Managers, type TestUser } from './support/managers';
+import { SignedNode } from './support/nodes';
+import { runningJob } from './support/jobs';
+
+const internal = { 'x-ocg-internal-token': INTERNAL_TOKEN };
+const running = { id: 'sleep', opIndex: 0, group: 'sleep', status: 'running', startedAt: new Date().toISOString() };
+const lines = (n: number, text = (i: number) => `line ${i}`) => Array.from({ length: n }, (_, i) => ({ stream: 'stdout', text: text(i) }));
+
+describe("the gateway's page data (internal routes)", () => {
+  let m: Managers;
+  let dm: TestDeploymentManager;
+  let user: TestUser;
+  let market: { address: string; name: string; joinToken: string };
+  let node: SignedNode;
+
+  beforeAll(async () => {
+    m = await startManagers();
+    dm = await startDeploymentManager(m);
+    market = await m.createMarket({ pricePerSecond: 10 });
+    user = await m.newUser(10_000_000);
+    node = new SignedNode();
+    await node.register(m, market.name, market.joinToken);
+  }, 120_000);
+
+  afterAll(async () => {
+    await dm?.close();
+    await m?.stop();
+  });
+
+  const page = (address: string) => dm.as(null, 'GET', `/internal/jobs/${address}/page`, undefined, internal);
+  const report = (address: string, body: object) => node.send(dm.url, `/node-jobs/${address}/report`, body);
+
+  it('shows every op of a queued job as pending, with the internal credential only', async () => {
+    const idle = await m.createMarket({ pricePerSecond: 7 }); // no node claims from it
+    const posted = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('db', 'sleep 1'), runOp('app', 'sleep 1', { execution: { group: 'main' } })]), market: idle.name });
+    const res = await page(posted.body.address);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ address: posted.body.address, status: 'QUEUED', market: idle.address, pricePerSecond: 7, endpoints: [] });
+    expect(res.body.ops).toEqual([
+      expect.objectContaining({ id: 'db', opIndex: 0, group: 'db', status: 'pending', logTail: [] }),
+      expect.objectContaining({ id: 'app', opIndex: 1, group: 'main', status: 'pending', logTail: [] }),
+    ]);
+    expect((await dm.as(user, 'GET', `/internal/jobs/${posted.body.address}/page`)).status).toBe(401);
+    expect((await page('11111111111111111111111111111111')).status).toBe(404);
+  });
+
+  it('keeps the log tail a node reported until a report brings a newer one', async () => {
+    const address = await runningJob(dm, user, node, market.name);
+    expect((await report(address, { ops: [{ ...running, logTail: lines(2) }] })).status).toBe(200);
+    expect((await report(address, { ops: [{ ...running, restarts: 1 }] })).status).toBe(200);
+    expect((await page(address)).body.ops).toEqual([expect.objectContaining({ id: 'sleep', status: 'running', restarts: 1, logTail: lines(2) })]);
+    await report(address, { ops: [{ ...running, logTail: [{ stream: 'stderr', text: '<b>late</b>' }] }] });
+    expect((await page(address)).body.ops[0].logTail).toEqual([{ stream: 'stderr', text: '<b>late</b>' }]);
+  });
+
+  it('stores the final tail of a finish on the page, and leaves it out of the result', async () => {
+    const address = await runningJob(dm, user, node, market.name);
+    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, { status: 'completed', results: {}, ops: [{ ...running, status: 'completed', exitCode: 0, logTail: lines(1) }] });
+    expect(finished.status).toBe(200);
+    expect((await page(address)).body.ops[0]).toMatchObject({ status: 'completed', logTail: lines(1) });
+    const result = await dm.as(user, 'GET', `/cas/${finished.body.resultCid}`);
+    expect(result.body.ops[0]).not.toHaveProperty('logTail');
+  });
+
+  it('refuses a tail of more than 20 lines or a line longer than 500 characters', async () => {
+    const address = await runningJob(dm, user, node, market.name);
+    const long = await report(address, { ops: [{ ...running, logTail: lines(21) }] });
+    expect(long.status).toBe(400);
+    const wide = await report(address, { ops: [{ ...running, logTail: lines(1, () => 'x'.repeat(501)) }] });
+    expect(wide.status).toBe(400);
+  });
+
+  it("lists a market's running jobs oldest first, up to the limit, with how many there are", async () => {
+    const other = await m.createMarket({ pricePerSecond: 10 });
+    const otherNode = new SignedNode();
+    await otherNode.register(m, other.name, other.joinToken);
+    const first = await runningJob(dm, user, otherNode, other.name);
+    const second = await runningJob(dm, user, otherNode, other.name);
+    await dm.as(user, 'POST', '/jobs', { definition: sleeper(), market: other.name });
+    const res = await dm.as(null, 'GET', `/internal/markets/${other.address}/jobs?status=RUNNING&limit=1`, undefined, internal);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ jobs: [{ address: first, status: 'RUNNING', startedAt: expect.any(String), endsAt: expect.any(String) }], total: 2 });
+    const all = await dm.as(null, 'GET', `/internal/markets/${other.address}/jobs`, undefined, internal);
+    expect(all.body.jobs.map((j: { address: string }) => j.address)).toEqual([first, second]);
+    expect((await dm.as(null, 'GET', `/internal/markets/${other.address}/jobs?status=QUEUED`, undefined, internal)).body.total).toBe(1);
+  });
+});

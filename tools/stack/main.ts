@@ -6,19 +6,21 @@
  * service answers through the gateway. Ctrl-C or SIGTERM stops everything it
  * started, the demo job included.
  *
- *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, GATEWAY_HTTP_PORT,
+ *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, GATEWAY_HTTP_PORT, STACK_DATA_DIR, STACK_FREE_PORTS=1,
  *                     STACK_PG_PORT, STACK_REDIS_PORT, STACK_DEMO=0, LOG_LEVEL)
  */
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ensureBusyboxImage, ensureDocker, ensureLocalTls, launchServices, startPostgresServer, startRedisServer, startTsProcess } from '@ocg/testing';
+import { ensureBusyboxImage, ensureDocker, ensureLocalTls, freePort, launchServices, startPostgresServer, startRedisServer, startTsProcess, trustLocalCa } from '@ocg/testing';
 import { loadOrCreateSecrets } from './secrets';
-import { trustLocalCa } from './https';
 import { DEMO_MARKET, ensureDemo, postExample, waitForNode } from './demo';
 import { stopJob } from './cleanup';
 
 const root = resolve(__dirname, '../..');
-const dataDir = join(root, '.data');
+const dataDir = resolve(process.env.STACK_DATA_DIR ?? join(root, '.data'));
+/** Free ports everywhere instead of the fixed defaults (tests run the stack beside anything else). */
+const freePorts = process.env.STACK_FREE_PORTS === '1';
+const port = async (fixed: number, variable?: string): Promise<number> => (process.env[variable ?? ''] ? Number(process.env[variable!]) : freePorts ? freePort() : fixed);
 const NODE_DOMAIN = 'nodes.localhost';
 const stoppers: { name: string; stop(): Promise<void> }[] = [];
 let stopping = false;
@@ -29,7 +31,7 @@ async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const t = Date.now();
-    const pg = await startPostgresServer({ dataDir: join(dataDir, 'postgres'), port: Number(process.env.STACK_PG_PORT ?? 54320), durable: true, logFile: join(dataDir, 'postgres.log') });
+    const pg = await startPostgresServer({ dataDir: join(dataDir, 'postgres'), port: await port(54320, 'STACK_PG_PORT'), durable: true, logFile: join(dataDir, 'postgres.log') });
     stoppers.push({ name: 'postgres', stop: pg.stop });
     databaseUrl = pg.url;
     step(`embedded Postgres ready on port ${pg.port}, data in .data/postgres (${Date.now() - t} ms)`);
@@ -37,7 +39,7 @@ async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
     const t = Date.now();
-    const redis = await startRedisServer({ port: Number(process.env.STACK_REDIS_PORT ?? 63790), dataDir: join(dataDir, 'redis') });
+    const redis = await startRedisServer({ port: await port(63790, 'STACK_REDIS_PORT'), dataDir: join(dataDir, 'redis') });
     stoppers.push({ name: 'redis', stop: redis.stop });
     redisUrl = redis.url;
     step(`redis-server ready on port ${redis.port} (${Date.now() - t} ms)`);
@@ -55,17 +57,20 @@ async function main(): Promise<void> {
   step(`${tls.created ? 'created' : 'using'} a local CA and a certificate for localhost and *.${NODE_DOMAIN} in .data/tls`);
   trustLocalCa(tls.caCertFile);
 
-  const httpsPort = Number(process.env.GATEWAY_PORT ?? 8443);
+  const httpsPort = await port(8443, 'GATEWAY_PORT');
+  const httpPort = await port(8080, 'GATEWAY_HTTP_PORT');
+  const ports: Record<string, number> = { gateway: httpsPort };
+  if (freePorts) for (const name of ['client-manager', 'host-manager', 'deployment-manager']) ports[name] = await freePort();
   const stack = await launchServices({
     databaseUrl,
     redisUrl,
     host: process.env.STACK_HOST,
-    ports: { gateway: httpsPort },
+    ports,
     https: ['gateway'],
     logLevel: process.env.LOG_LEVEL,
     env: { ...secrets, NODE_DOMAIN },
     serviceEnv: {
-      gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: process.env.GATEWAY_HTTP_PORT ?? '8080' },
+      gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: String(httpPort) },
       'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(httpsPort) },
     },
     onStep: step,
@@ -80,7 +85,7 @@ async function main(): Promise<void> {
   step(`GET ${gateway}/auth/scopes -> ${scopes.scopes.length} scopes`);
 
   const example = process.env.STACK_DEMO === '0' ? undefined : await demo(gateway, secrets.ADMIN_API_KEY, tls.caCertFile);
-  printSummary(gateway, tls.caCertFile, example);
+  printSummary(gateway, httpPort, tls.caCertFile, example);
 }
 
 async function demo(gateway: string, adminKey: string, caFile: string): Promise<{ url: string; link: string; userKey: string } | undefined> {
@@ -93,6 +98,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   const state = await ensureDemo(gateway, adminKey, join(dataDir, 'demo.json'));
   step(`demo market "${DEMO_MARKET}" and user ${state.userEmail} (credits granted once)`);
   await ensureBusyboxImage('ocg/busybox:local');
+  const ingressPort = await port(8091);
   const agent = startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), {
     ...(process.env as Record<string, string>),
     HOST: '127.0.0.1',
@@ -101,7 +107,9 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     MARKET: DEMO_MARKET,
     JOIN_TOKEN: state.joinToken,
     NODE_DOMAIN,
-    INGRESS_URL: 'http://127.0.0.1:8091',
+    API_PORT: String(await port(8090)),
+    INGRESS_PORT: String(ingressPort),
+    INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
     NODE_KEY_FILE: join(dataDir, 'node.key'),
     NODE_EXTRA_CA_CERTS: caFile,
     SYNC_INTERVAL_MS: '2000',
@@ -117,18 +125,19 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   return { ...job, userKey: state.userKey };
 }
 
-function printSummary(gateway: string, caFile: string, example?: { url: string; link: string; userKey: string }): void {
+function printSummary(gateway: string, httpPort: number, caFile: string, example?: { url: string; link: string; userKey: string }): void {
   const ca = caFile.replace(`${root}/`, '');
+  const data = dataDir.replace(`${root}/`, '');
   const lines = [
     '',
-    `  Gateway:      ${gateway}   (plain http://localhost:${process.env.GATEWAY_HTTP_PORT ?? 8080} redirects here)`,
+    `  Gateway:      ${gateway}   (plain http://localhost:${httpPort} redirects here)`,
     `  API docs:     ${gateway}/docs`,
     `  Trust the CA: curl --cacert ${ca} ...   |   NODE_EXTRA_CA_CERTS=${ca}   |   cp ${ca} /usr/local/share/ca-certificates/ocg-local.crt && update-ca-certificates`,
-    `  Admin key:    export OCG_API_KEY=$(node -p "require('./.data/secrets.json').ADMIN_API_KEY")`,
+    `  Admin key:    export OCG_API_KEY=$(node -p "require('./${data}/secrets.json').ADMIN_API_KEY")`,
   ];
   if (example) {
     lines.push(
-      `  Demo key:     export OCG_API_KEY=$(node -p "require('./.data/demo.json').userKey")`,
+      `  Demo key:     export OCG_API_KEY=$(node -p "require('./${data}/demo.json').userKey")`,
       `  Example job:  ${example.link}`,
       `  Its service:  curl --cacert ${ca} ${example.url}`,
     );

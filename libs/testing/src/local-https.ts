@@ -18,6 +18,15 @@ const lookup: LookupFunction = (hostname, options, callback) => {
   dns.lookup(hostname, options, callback);
 };
 
-export function trustLocalCa(caFile: string): void {
-  setGlobalDispatcher(new Agent({ connect: { ca: readFileSync(caFile), lookup } }));
+/** A dispatcher for fetch that trusts the CA and resolves `*.localhost` to loopback. */
+export function localHttpsDispatcher(caFile: string): Agent {
+  return new Agent({ connect: { ca: readFileSync(caFile), lookup } });
 }
+
+/** Makes every fetch of this process use {@link localHttpsDispatcher}. */
+export function trustLocalCa(caFile: string): void {
+  setGlobalDispatcher(localHttpsDispatcher(caFile));
+}
+
+/** For `ws`, `https.request` and friends: the same resolution of `*.localhost`. */
+export const localhostLookup = lookup;

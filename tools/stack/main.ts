@@ -117,7 +117,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   }, 4);
   stoppers.push({ name: 'node-agent', stop: () => agent.stop() });
   const node = await waitForNode(gateway, adminKey);
-  step(`node ${node} online in "${DEMO_MARKET}"`);
+  step(`node ${node} online in "${DEMO_MARKET}", ingress http://127.0.0.1:${ingressPort}`);
   const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Record<string, unknown>;
   const job = await postExample(gateway, state.userKey, definition, (text) => step(text));
   // Stopped before the node, so the node removes its containers on the way out.

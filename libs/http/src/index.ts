@@ -31,3 +31,4 @@ export * from './config';
 export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
+export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget } from './forward';

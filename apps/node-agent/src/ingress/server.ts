@@ -4,6 +4,7 @@ import httpProxy from 'http-proxy';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor/executor';
 import { parseHost } from './host-rules';
+import { forward } from '@ocg/http';
 import { rejectUpgrade, sendPage } from './pages';
 
 export interface IngressOptions {
@@ -31,6 +32,8 @@ export function createIngress(opts: IngressOptions): Ingress {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 64, scheduling: 'lifo' });
   // Upgraded sockets are invisible to the HTTP server's graceful close: closed here.
   const upgraded = new Set<Duplex>();
+  // Plain requests go through `forward` (node:http on the keep-alive agent): measured several times
+  // faster than http-proxy's web path here. http-proxy still pipes WebSockets after the upgrade.
   const proxy = httpProxy.createProxyServer({ agent, xfwd: true });
   // Upgraded sockets leave the pool for good, so WebSockets use their own connections.
   const wsProxy = httpProxy.createProxyServer({ xfwd: true, ws: true });
@@ -61,7 +64,10 @@ export function createIngress(opts: IngressOptions): Ingress {
     handle: (req, res) => {
       const target = resolve(req);
       if (target.kind === 'node-api') return target.app(req, res);
-      if (target.kind === 'proxy') return proxy.web(req, res, { target: `http://${target.host}:${target.port}` });
+      if (target.kind === 'proxy') {
+        const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : '';
+        return forward(req, res, { url: new URL(`http://${target.host}:${target.port}`), agent, preserveHost: true }, requestId, 0, (err) => onError(err, req, res));
+      }
       sendPage(res, target.kind === 'unavailable' ? 503 : 404);
     },
     upgrade: (req, socket, head) => {

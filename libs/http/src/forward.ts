@@ -1,0 +1,75 @@
+import http from 'node:http';
+
+/** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+
+/** The internal service credential: services trust it, so a proxy never passes it on from a caller. */
+export const INTERNAL_HEADER_PREFIX = 'x-ocg-internal';
+
+export interface ForwardTarget {
+  url: URL;
+  agent: http.Agent;
+  /** Keep the caller's Host (the node's ingress routes by it); otherwise the target's. */
+  preserveHost?: boolean;
+}
+
+function forwardHeaders(req: http.IncomingMessage, requestId: string, target: ForwardTarget): http.OutgoingHttpHeaders {
+  const headers: http.OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!HOP_BY_HOP.has(name) && value !== undefined && !name.startsWith(INTERNAL_HEADER_PREFIX)) headers[name] = value;
+  }
+  const remote = req.socket.remoteAddress ?? '';
+  const prior = req.headers['x-forwarded-for'];
+  headers['x-forwarded-for'] = prior ? `${prior}, ${remote}` : remote;
+  headers['x-forwarded-host'] ??= req.headers.host ?? '';
+  headers['x-forwarded-proto'] ??= 'encrypted' in req.socket ? 'https' : 'http';
+  if (requestId) headers['x-request-id'] = requestId;
+  if (!target.preserveHost) headers.host = target.url.host;
+  return headers;
+}
+
+/**
+ * Streams the request to the target and its answer back over a keep-alive
+ * agent; `onFailure` answers when the target cannot be reached or stalls past
+ * the timeout (the answer has not started then). Used for the API services
+ * and for job hosts alike.
+ */
+export function forward(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  target: ForwardTarget,
+  requestId: string,
+  timeoutMs: number,
+  onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
+): void {
+  const outgoing = http.request({
+    agent: target.agent,
+    protocol: target.url.protocol,
+    hostname: target.url.hostname,
+    port: target.url.port,
+    method: req.method,
+    path: req.url,
+    headers: forwardHeaders(req, requestId, target),
+    timeout: timeoutMs,
+  });
+  outgoing.on('response', (incoming) => {
+    const headers: http.OutgoingHttpHeaders = {};
+    for (const [name, value] of Object.entries(incoming.headers)) {
+      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+    }
+    if (requestId) headers['x-request-id'] = requestId;
+    res.writeHead(incoming.statusCode ?? 502, headers);
+    incoming.pipe(res);
+    incoming.on('error', () => res.destroy());
+  });
+  outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'UPSTREAM_TIMEOUT' })));
+  outgoing.on('error', (err: NodeJS.ErrnoException) => {
+    if (res.headersSent) res.destroy();
+    else onFailure(err, err.code === 'UPSTREAM_TIMEOUT');
+  });
+  res.on('close', () => {
+    if (!res.writableFinished) outgoing.destroy();
+  });
+  req.pipe(outgoing);
+}
+

@@ -1,3 +1,4 @@
+import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
 import { listen, type RunningServer } from '@ocg/http';
 import { buildNodeApi } from './api/app';
@@ -35,6 +36,7 @@ export class NodeAgent {
     const docker = parts.docker ?? createDocker(config.DOCKER_SOCKET);
     await assertEngine(docker, config.DOCKER_SOCKET);
     const gpus = await detectGpus(docker, config.NODE_GPUS);
+    const isolation = await networkIsolation(config.NETWORK_ISOLATION, logger);
     const executor = new Executor({
       docker,
       logger,
@@ -43,6 +45,7 @@ export class NodeAgent {
       nodeAddress: config.NODE_ADDRESS ?? config.NODE_ID,
       domain: config.NODE_DOMAIN,
       gpus,
+      isolation,
       limits: { memoryBytes: containerMemoryBytes(config), pidsLimit: config.CONTAINER_PIDS_LIMIT },
       health: {
         startupIntervalMs: config.HEALTH_STARTUP_INTERVAL_MS,

@@ -33,6 +33,8 @@ const schema = z.object({
   NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
   /** `auto` asks Docker whether the nvidia runtime is installed. */
   NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Keep job networks off the host and link-local addresses (iptables): auto = when possible. */
+  NETWORK_ISOLATION: z.enum(['auto', 'true', 'false']).default('auto'),
   /** Per container; absent: 90% of this machine's memory. */
   CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
   CONTAINER_PIDS_LIMIT: count(4096),

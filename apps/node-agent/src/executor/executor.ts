@@ -1,3 +1,4 @@
+import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import type { JobSink, Reporter } from '../seam';
@@ -23,6 +24,8 @@ export interface ExecutorOptions {
   nodeAddress: string;
   domain: string;
   gpus: boolean;
+  /** Keeps job networks off the host and metadata addresses; absent: not isolated. */
+  isolation?: NetworkIsolation;
   limits: Limits;
   health: HealthTiming;
   logLimits: { lines: number; bytes: number };
@@ -166,6 +169,7 @@ export class Executor implements JobSink {
       reporter: o.reporter,
       logger: o.logger,
       reportTimeoutMs: o.reportTimeoutMs,
+      isolation: o.isolation,
       opContext: {
         docker: o.docker,
         node: o.node,

@@ -1,3 +1,4 @@
+import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { planStages, resolveLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
@@ -23,6 +24,7 @@ export interface JobRunnerDeps {
   /** The op context minus what the runner fills in per job. */
   opContext: Omit<OpContext, 'job' | 'network' | 'onChange' | 'logger' | 'record'>;
   onEnded: (runner: JobRunner, summary: JobSummary) => void;
+  isolation?: NetworkIsolation;
 }
 
 /** setTimeout's limit; longer deadlines are re-armed. */
@@ -86,7 +88,8 @@ export class JobRunner {
   async begin(): Promise<void> {
     const { docker, node } = this.deps;
     const definition = encodeBlob(this.assignment.definition);
-    await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
+    const network = await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
+    await this.deps.isolation?.isolate(docker, network, this.job);
     this.deps.reporter.jobStarted(this.job, false);
     this.refuseUnrunnable();
     this.armDeadline();
@@ -217,6 +220,7 @@ export class JobRunner {
     const summary: JobSummary = { ...jobStatus(this, this.deps.domain), results: jobResults(this) };
     await this.report(summary);
     for (const op of this.ops) op.dispose();
+    await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
     await removeJobObjects(this.deps.docker, this.deps.node, this.job).catch((err: unknown) => this.logger.error({ err }, 'cleanup failed'));
     this.logger.info({ state }, 'job ended and cleaned up');
     this.deps.onEnded(this, summary);

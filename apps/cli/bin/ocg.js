@@ -5,6 +5,6 @@
 'use strict';
 const path = require('node:path');
 
-process.env.TSX_TSCONFIG_PATH ??= path.resolve(__dirname, '../../../tsconfig.base.json');
+process.env.TSX_TSCONFIG_PATH ??= path.resolve(__dirname, '../../../tsconfig.json');
 require('tsx/cjs');
 require('../src/main.ts').main(process.argv);

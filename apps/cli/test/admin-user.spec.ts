@@ -20,8 +20,6 @@ async function startClientManager(adminKey: string): Promise<{ url: string; chil
     LOG_LEVEL: 'warn',
     MASTER_KEY: randomBytes(32).toString('hex'),
     ADMIN_API_KEY: adminKey,
-    // tsx applies a tsconfig only to the files it includes; the app's own one enables decorators.
-    TSX_TSCONFIG_PATH: resolve(root, 'apps/client-manager/tsconfig.json'),
   };
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(root, 'apps/client-manager/src/main.ts')], { cwd: root, env, stdio: 'inherit' });
   const url = `http://127.0.0.1:${port}`;

@@ -52,7 +52,7 @@ beforeAll(async () => {
     ports,
     logLevel: 'warn',
     // tsx applies a tsconfig only to files it includes; the root one includes only tools/.
-    env: { TSX_TSCONFIG_PATH: resolve(__dirname, '../../../tsconfig.base.json'), INTERNAL_TOKEN: 'internal-token-for-cli-tests' },
+    env: { INTERNAL_TOKEN: 'internal-token-for-cli-tests' },
     serviceEnv: { 'client-manager': { ADMIN_API_KEY: adminKey, MASTER_KEY: 'cd'.repeat(32) } },
     onLine: (line) => lines.push(line),
   }).catch((err: Error) => {

@@ -11,7 +11,6 @@
  *   tsx apps/client-manager/bench/auth.bench.ts   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_SIGN_ROUNDS)
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { createSigner, generateApiKey, generateWallet, signForExternal } from '@ocg/auth';
 import { freePort, launchServices, testDatabase, testRedis } from '@ocg/testing';
@@ -20,7 +19,6 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const signRounds = Number(process.env.BENCH_SIGN_ROUNDS ?? 200);
 const SERVICES = ['client-manager', 'gateway'];
-const root = resolve(__dirname, '../../..');
 
 interface Load {
   rps: number;
@@ -78,10 +76,8 @@ async function main(): Promise<void> {
     onLine: () => undefined,
     env: { MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN: randomBytes(24).toString('hex') },
     serviceEnv: {
-      // tsx applies a tsconfig only to files it includes; each app's own enables decorators.
-      gateway: { TSX_TSCONFIG_PATH: resolve(root, 'apps/gateway/tsconfig.json') },
       // The bench hammers from one address: lift the per-address limit.
-      'client-manager': { TSX_TSCONFIG_PATH: resolve(root, 'apps/client-manager/tsconfig.json'), RATE_LIMIT_VALIDATE_PER_MINUTE: '100000000' },
+      'client-manager': { RATE_LIMIT_VALIDATE_PER_MINUTE: '100000000' },
     },
   });
   try {

@@ -8,7 +8,6 @@
  *   nx run deployment-manager:bench   (tsx tools/testenv/run.ts --no-docker -- tsx apps/deployment-manager/bench/claim.bench.ts)
  */
 import 'reflect-metadata';
-import { resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { createSigner, generateApiKey, signNodeRequest } from '@ocg/auth';
@@ -18,7 +17,6 @@ const NODES = 50;
 const JOBS = 1500;
 const POSTS = 300;
 const INTERNAL_TOKEN = 'internal-token-for-the-claim-bench';
-const TSX_TSCONFIG_PATH = resolve(__dirname, '../../../tsconfig.base.json');
 const definition = { version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'sleep', args: { image: 'busybox', cmd: ['sleep', '60'] } }] };
 
 async function json(url: string, init: { method?: string; key?: string; body?: unknown; headers?: Record<string, string> }): Promise<any> {
@@ -118,7 +116,7 @@ async function main(): Promise<void> {
     redisUrl: redis.url,
     ports,
     logLevel: 'warn',
-    env: { TSX_TSCONFIG_PATH, MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
+    env: { MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
     serviceEnv: { 'deployment-manager': { CLIENT_MANAGER_URL: `http://127.0.0.1:${ports['client-manager']}`, HOST_MANAGER_URL: `http://127.0.0.1:${ports['host-manager']}` } },
     onLine: () => undefined,
   });

@@ -1,7 +1,7 @@
 import { ensureBusyboxImage, freePort, launchServices, waitFor, type LaunchedStack } from '@ocg/testing';
 import { deploymentManagerEnv } from './support/deployment-manager';
 import { sleeper, webJob } from './support/definitions';
-import { TSX_ENV, call, startManagers, type Managers, type TestUser } from './support/managers';
+import { call, startManagers, type Managers, type TestUser } from './support/managers';
 import { startAgent, startGateway, type AgentProcess } from './support/nodes';
 import { expectBalance } from './support/jobs';
 
@@ -24,7 +24,6 @@ describe('deployment-manager killed mid-job and started again', () => {
       redisUrl: m.redisUrl,
       ports: { 'deployment-manager': port },
       logLevel: 'info',
-      env: TSX_ENV,
       serviceEnv: { 'deployment-manager': { ...deploymentManagerEnv(m), SWEEP_INTERVAL_MS: '250' } },
       onLine: (line) => lines.push(line),
     });

@@ -23,7 +23,6 @@ runMain('gateway', async () => {
           hostManagerUrl: config.HOST_MANAGER_URL,
           internalToken: config.INTERNAL_TOKEN,
           cacheMs: config.INGRESS_CACHE_MS,
-          logger,
         }),
       })
     : undefined;

@@ -75,7 +75,7 @@ describe('gateway ingress by host', () => {
       nodeDomain: 'nodes.example.test',
       timeoutMs: 5000,
       logger,
-      resolver: new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: CACHE_MS, logger }),
+      resolver: new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: CACHE_MS }),
     });
     gateway = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
     server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
@@ -162,7 +162,7 @@ describe('gateway ingress by host', () => {
       nodeDomain: 'nodes.example.test',
       timeoutMs: 1000,
       logger,
-      resolver: new IngressResolver({ deploymentManagerUrl: `http://127.0.0.1:${port}`, hostManagerUrl: `http://127.0.0.1:${port}`, internalToken: TOKEN, cacheMs: 0, logger }),
+      resolver: new IngressResolver({ deploymentManagerUrl: `http://127.0.0.1:${port}`, hostManagerUrl: `http://127.0.0.1:${port}`, internalToken: TOKEN, cacheMs: 0 }),
     });
     const down = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
     const s = await listen(down.handle, { host: '127.0.0.1', port: 0 });

@@ -41,7 +41,7 @@ describe('job and market pages in Chromium', () => {
       redisUrl: (await testRedis()).url,
       ports,
       logLevel: 'warn',
-      env: { TSX_TSCONFIG_PATH: resolve(ROOT, 'tsconfig.base.json'), INTERNAL_TOKEN: 'internal-token-for-page-tests', MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey },
+      env: { INTERNAL_TOKEN: 'internal-token-for-page-tests', MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey },
       serviceEnv: { 'deployment-manager': { PUBLIC_URL: gateway } },
       onLine: (line) => lines.push(line),
     }).catch((err: Error) => Promise.reject(new Error(`${err.message}\n${lines.slice(-20).join('\n')}`)));

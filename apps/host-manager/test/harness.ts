@@ -4,7 +4,6 @@
  * behind API keys: an operator key from ADMIN_API_KEY holds every scope,
  * and `keyWith(scopes)` creates narrower ones through client-manager's API.
  */
-import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { createSigner, generateApiKey, generateWallet, remoteKeyValidator, signNodeRequest, type RemoteKeyValidator, type WalletSigner } from '@ocg/auth';
@@ -112,7 +111,6 @@ async function launchClientManager(databaseUrl: string, redisUrl: string, adminK
       logLevel: 'warn',
       // tsx applies a tsconfig only to the files it includes, and the root one includes only tools/:
       // without this, the service's parameter decorators (experimentalDecorators) fail to compile.
-      env: { TSX_TSCONFIG_PATH: resolve(__dirname, '../../../tsconfig.base.json') },
       serviceEnv: { 'client-manager': { ADMIN_API_KEY: adminKey, MASTER_KEY: 'ab'.repeat(32), INTERNAL_TOKEN } },
       onLine: (line) => lines.push(line),
     });

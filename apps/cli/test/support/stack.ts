@@ -3,7 +3,6 @@
  * deployment-manager and the gateway as child processes on a fresh database
  * and Redis, an operator key, and users with credits made through the API.
  */
-import { resolve } from 'node:path';
 import { generateApiKey } from '@ocg/auth';
 import type { CreateMarketRequest, CreateMarketResponse, CreateUserResponse } from '@ocg/contracts';
 import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
@@ -46,7 +45,7 @@ export async function startStack(only: Service[]): Promise<TestStack> {
       ports,
       logLevel: 'warn',
       // tsx applies a tsconfig only to files it includes; the services need the base one (decorators, paths).
-      env: { TSX_TSCONFIG_PATH: resolve(__dirname, '../../../../tsconfig.base.json'), INTERNAL_TOKEN: 'internal-token-for-cli-tests', MASTER_KEY: 'cd'.repeat(32) },
+      env: { INTERNAL_TOKEN: 'internal-token-for-cli-tests', MASTER_KEY: 'cd'.repeat(32) },
       serviceEnv: {
         'client-manager': { ADMIN_API_KEY: adminKey },
         'deployment-manager': { NODE_DOMAIN, PUBLIC_URL: gatewayUrl },

@@ -3,7 +3,6 @@
  * host-manager as child processes on a fresh database and Redis, an operator
  * key (ADMIN_API_KEY), users with credits and markets made through their APIs.
  */
-import { resolve } from 'node:path';
 import { generateApiKey } from '@ocg/auth';
 import type { CreateMarketRequest, CreateMarketResponse, CreateUserResponse, GetCreditBalanceResponse } from '@ocg/contracts';
 import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack } from '@ocg/testing';
@@ -11,7 +10,6 @@ import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack }
 export const INTERNAL_TOKEN = 'internal-token-for-deployment-manager-tests';
 export const MASTER_KEY = 'cd'.repeat(32);
 /** tsx applies a tsconfig only to files it includes; the services need the base one (decorators, paths). */
-export const TSX_ENV = { TSX_TSCONFIG_PATH: resolve(__dirname, '../../../../tsconfig.base.json') };
 
 export interface Reply<T = any> {
   status: number;
@@ -55,7 +53,7 @@ export async function startManagers(): Promise<Managers> {
       redisUrl,
       ports: { 'client-manager': await freePort(), 'host-manager': await freePort() },
       logLevel: 'warn',
-      env: { ...TSX_ENV, MASTER_KEY, ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
+      env: { MASTER_KEY, ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
       onLine: (line) => lines.push(line),
     });
   } catch (err) {

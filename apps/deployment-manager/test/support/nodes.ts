@@ -7,7 +7,7 @@ import Docker from 'dockerode';
 import { createSigner, signNodeRequest, type WalletSigner } from '@ocg/auth';
 import { freePort, launchServices, type LaunchedStack } from '@ocg/testing';
 import { NODE_DOMAIN } from './deployment-manager';
-import { TSX_ENV, call, type Managers, type Reply } from './managers';
+import { call, type Managers, type Reply } from './managers';
 
 export const cpuSpecs = { cpus: 4, memoryBytes: 8 * 2 ** 30, gpus: [] };
 
@@ -40,7 +40,6 @@ export async function startGateway(m: Managers, deploymentManagerUrl: string, li
     redisUrl: m.redisUrl,
     ports: { gateway: await freePort() },
     logLevel: 'warn',
-    env: TSX_ENV,
     serviceEnv: { gateway: { CLIENT_MANAGER_URL: m.clientManagerUrl, HOST_MANAGER_URL: m.hostManagerUrl, DEPLOYMENT_MANAGER_URL: deploymentManagerUrl } },
     onLine: (line) => lines.push(`gateway | ${line}`),
   });
@@ -70,7 +69,6 @@ export async function startAgent(opts: { controlPlaneUrl: string; market: string
   const lines: string[] = [];
   const env = {
     ...process.env,
-    ...TSX_ENV,
     CONTROL_PLANE_URL: opts.controlPlaneUrl,
     MARKET: opts.market,
     JOIN_TOKEN: opts.joinToken,

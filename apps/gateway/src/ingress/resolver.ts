@@ -1,5 +1,3 @@
-import type { Logger } from 'pino';
-
 /** Where a job or node host is served from, or why it is not. */
 export type IngressTarget =
   | { kind: 'job'; job: string; ingressUrl: string }
@@ -14,7 +12,6 @@ export interface IngressResolverOptions {
   /** How long an answer is reused; short, so a stopped job is taken down within it. */
   cacheMs: number;
   timeoutMs?: number;
-  logger: Logger;
 }
 
 interface Cached {

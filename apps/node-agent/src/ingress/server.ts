@@ -32,10 +32,9 @@ export function createIngress(opts: IngressOptions): Ingress {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1024, maxFreeSockets: 64, scheduling: 'lifo' });
   // Upgraded sockets are invisible to the HTTP server's graceful close: closed here.
   const upgraded = new Set<Duplex>();
-  // Plain requests go through `forward` (node:http on the keep-alive agent): measured several times
-  // faster than http-proxy's web path here. http-proxy still pipes WebSockets after the upgrade.
-  const proxy = httpProxy.createProxyServer({ agent, xfwd: true });
-  // Upgraded sockets leave the pool for good, so WebSockets use their own connections.
+  // Plain requests go through `forward` (node:http on the keep-alive agent; ADR 0007): several times
+  // faster than http-proxy's web path. Upgraded sockets leave the pool for good, so WebSockets use
+  // http-proxy on connections of their own.
   const wsProxy = httpProxy.createProxyServer({ xfwd: true, ws: true });
   const onError = (err: Error, _req: http.IncomingMessage, res: http.ServerResponse | Duplex): void => {
     opts.logger.debug({ err: err.message }, 'proxy error');
@@ -44,7 +43,6 @@ export function createIngress(opts: IngressOptions): Ingress {
       else res.destroy();
     } else res.destroy();
   };
-  proxy.on('error', onError);
   wsProxy.on('error', onError);
 
   const hostOf = (req: http.IncomingMessage): string | undefined => {
@@ -81,7 +79,6 @@ export function createIngress(opts: IngressOptions): Ingress {
     },
     close: () => {
       for (const socket of upgraded) socket.destroy();
-      proxy.close();
       wsProxy.close();
       agent.destroy();
     },

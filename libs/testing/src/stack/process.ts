@@ -1,7 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const COLORS = [36, 35, 33, 32, 34, 31];
+const ROOT_TSCONFIG = resolve(__dirname, '../../../../tsconfig.json');
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 
 /** One pino JSON line as `name | level message {extra}`; other lines as they are. */
@@ -27,7 +29,8 @@ export interface ManagedProcess {
 /** Starts a TypeScript entry under tsx, prefixing its output with its name. */
 export function startTsProcess(name: string, entry: string, env: Record<string, string>, index: number, onLine: (line: string) => void = console.log): ManagedProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
-    env: { ...process.env, ...env },
+    // The root tsconfig covers every app (paths, decorators) whatever the caller's working directory.
+    env: { TSX_TSCONFIG_PATH: ROOT_TSCONFIG, ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const color = COLORS[index % COLORS.length];

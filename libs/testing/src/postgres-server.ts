@@ -7,7 +7,7 @@ import pg from 'pg';
 import { spawnKept, type KeptProcess } from './process';
 import { freePort } from './ports';
 import { sleep } from './wait';
-import { serverUser, chownAll, type ServerUser } from './users';
+import { serverUser, chownAll, grantTraversal, type ServerUser } from './users';
 
 export interface PostgresServerOptions {
   /** Cluster directory. An initialised one is reused (persistent dev data) unless `wipe` is set. */
@@ -50,6 +50,8 @@ export async function startPostgresServer(opts: PostgresServerOptions): Promise<
   const user = opts.user ?? 'postgres';
   const password = opts.password ?? 'postgres';
   if (opts.wipe) await fsp.rm(opts.dataDir, { recursive: true, force: true });
+  await fsp.mkdir(path.dirname(opts.dataDir), { recursive: true });
+  if (owner) await grantTraversal([path.join(bin, 'postgres'), opts.dataDir], owner);
   if (!fs.existsSync(path.join(opts.dataDir, 'PG_VERSION'))) {
     await initdb(bin, opts, user, password, owner);
   }

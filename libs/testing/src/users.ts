@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import path from 'node:path';
 
 export interface ServerUser {
   name: string;
@@ -31,4 +32,22 @@ function readPasswd(): ServerUser[] {
 
 export async function chownAll(paths: string[], owner: ServerUser): Promise<void> {
   for (const p of paths) await fsp.chown(p, owner.uid, owner.gid);
+}
+
+/**
+ * The server user must reach the binaries and the data directory through
+ * every parent directory; a checkout inside a private directory (`mktemp -d`
+ * makes them 0700) would stop it with EACCES. Adds search permission only
+ * (o+x: no listing) to the parents that lack it.
+ */
+export async function grantTraversal(paths: string[], owner: ServerUser): Promise<void> {
+  const parents = new Set<string>();
+  for (const p of paths) {
+    for (let dir = path.dirname(path.resolve(p)); dir !== path.dirname(dir); dir = path.dirname(dir)) parents.add(dir);
+  }
+  for (const dir of parents) {
+    const stat = await fsp.stat(dir).catch(() => undefined);
+    if (!stat || stat.uid === owner.uid || stat.mode & 0o001) continue;
+    await fsp.chmod(dir, (stat.mode & 0o7777) | 0o001);
+  }
 }

@@ -23,7 +23,8 @@ fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
-  # npm ci refuses a lock file without other platforms' optional binaries; npm install accepts it.
+  # The lock file lists every platform's optional binaries, so npm ci works; npm install mends a lock edited by hand.
   npm ci --no-audit --no-fund --loglevel=error || npm install --no-audit --no-fund --loglevel=error
 fi
-say "ready"
+# npm scripts run on the Node the project pins (the `node` dev dependency), whatever the machine's own is.
+say "ready: npm scripts run on node $(npm exec --offline -- node --version) (the machine's own node is $(command -v node >/dev/null && node --version || echo missing))"

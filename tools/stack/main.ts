@@ -15,6 +15,9 @@ import { ensureBusyboxImage, ensureDocker, ensureLocalTls, freePort, launchServi
 import { loadOrCreateSecrets } from './secrets';
 import { DEMO_MARKET, ensureDemo, postExample, waitForNode } from './demo';
 import { stopJob } from './cleanup';
+import { requireSupportedNode } from '../node-version';
+
+requireSupportedNode('stack');
 
 const root = resolve(__dirname, '../..');
 const dataDir = resolve(process.env.STACK_DATA_DIR ?? join(root, '.data'));

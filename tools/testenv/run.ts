@@ -7,6 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureDocker, processAlive, startPostgresServer, startRedisServer } from '../../libs/testing/src/index';
+import { requireSupportedNode } from '../node-version';
+
+requireSupportedNode('testenv');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 // Per-run names (pid suffix): several runs in one checkout must not wipe each other's data.

@@ -9,12 +9,18 @@ import { registerAdminUser } from './commands/admin-user';
 import { registerAdminMarkets } from './commands/admin-markets';
 import { registerAdminBenchmarks } from './commands/admin-benchmarks';
 
+// The workspace's version: the CLI ships with the gateway it talks to.
+const CLI_VERSION: string = (require('../../../package.json') as { version: string }).version;
+
 /**
  * The `ocg` command line: every command hangs off this program. Tests pass
  * their own `program` (exitOverride, captured output); subcommands inherit it.
  */
 export function buildProgram(program = new Command('ocg')): Command {
-  program.description('Open Compute Gateway command-line client').showHelpAfterError();
+  program
+    .description('Open Compute Gateway command-line client')
+    .version(`ocg ${CLI_VERSION} (node ${process.version})`, '-V, --version', 'print the version of ocg and of the Node runtime it runs on')
+    .showHelpAfterError();
   const job = program.command('job').description('Validate, post and manage jobs');
   registerJobValidate(job);
   registerJobPost(job);

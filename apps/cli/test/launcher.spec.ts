@@ -1,5 +1,6 @@
 /** The installed command: bin/ocg.js run by node from another directory, as `npm link` or `npx ocg` would. */
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { resolve } from 'node:path';
 import { freePort } from '@ocg/testing';
@@ -8,9 +9,13 @@ const BIN = resolve(__dirname, '../bin/ocg.js');
 const fixture = resolve(__dirname, 'fixtures/nginx.json');
 
 function ocgBin(...args: string[]): Promise<{ out: string; err: string; code: number }> {
+  return ocgBinWith(process.execPath, ...args);
+}
+
+function ocgBinWith(node: string, ...args: string[]): Promise<{ out: string; err: string; code: number }> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OCG_') && name !== 'TSX_TSCONFIG_PATH'));
   return new Promise((done) => {
-    execFile(process.execPath, [BIN, ...args], { cwd: tmpdir(), env, timeout: 30_000 }, (error, out, err) => {
+    execFile(node, [BIN, ...args], { cwd: tmpdir(), env, timeout: 30_000 }, (error, out, err) => {
       done({ out, err, code: error ? Number(error.code ?? 1) : 0 });
     });
   });
@@ -22,6 +27,20 @@ describe('bin/ocg.js', () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/^Usage: ocg \[options\] \[command\]/);
     for (const command of ['job', 'keys', 'sign', 'admin']) expect(run.out).toMatch(new RegExp(`\n  ${command} `));
+  });
+
+  it('runs on Node 24, the version the project pins', async () => {
+    const run = await ocgBin('--version');
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/^ocg \d+\.\d+\.\d+ \(node v24\.\d+\.\d+\)\n$/);
+  });
+
+  // The machine's own Node (what `npm link` puts on the PATH) may be older: the bin runs again under the pinned one.
+  const systemNode = ['/usr/bin/node', '/usr/local/bin/node'].find((file) => existsSync(file) && file !== process.execPath);
+  (systemNode ? it : it.skip)(`runs on Node 24 when started by the machine's own ${systemNode ?? 'node'}`, async () => {
+    const run = await ocgBinWith(systemNode!, '--version');
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/\(node v24\.\d+\.\d+\)\n$/);
   });
 
   it('prints JSON only on stdout with --json', async () => {

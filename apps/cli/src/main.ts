@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { registerJobValidate } from './commands/job-validate';
 import { registerJobPost } from './commands/job-post';
@@ -10,7 +12,7 @@ import { registerAdminMarkets } from './commands/admin-markets';
 import { registerAdminBenchmarks } from './commands/admin-benchmarks';
 
 // The workspace's version: the CLI ships with the gateway it talks to.
-const CLI_VERSION: string = (require('../../../package.json') as { version: string }).version;
+const CLI_VERSION = (JSON.parse(readFileSync(resolve(__dirname, '../../../package.json'), 'utf8')) as { version: string }).version;
 
 /**
  * The `ocg` command line: every command hangs off this program. Tests pass

@@ -23,6 +23,8 @@ const schema = z.object({
   PUBLIC_URL: z.url().default('http://127.0.0.1:8080'),
   /** A node whose presence is gone and whose last report is older than this loses its running jobs. */
   NODE_SILENCE_SECONDS: positiveInt(60),
+  /** After Redis could not answer, no node is declared silent until it has answered this long again (a silence it could not observe). */
+  PRESENCE_GRACE_SECONDS: positiveInt(60),
   /** How often the sweeper runs (expiry, silent nodes, settlement, abandoned holds). */
   SWEEP_INTERVAL_MS: positiveInt(5000),
   /** Largest job definition accepted, in bytes of its JSON text. */

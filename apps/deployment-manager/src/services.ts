@@ -22,6 +22,7 @@ import { PostRequestRepository } from './jobs/post-request.repository';
 import { ReportRepository } from './jobs/report.repository';
 import { SettlementService } from './jobs/settlement.service';
 import { Sweeper } from './jobs/sweeper';
+import { NodePresence } from './nodes/node-presence';
 
 export interface ServiceDeps {
   logger: Logger;
@@ -48,7 +49,9 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
+  const presence = new NodePresence(redis, markets);
   return {
+    presence,
     cas,
     downloads: new CasDownloads(cas),
     query,
@@ -58,10 +61,11 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     control: new JobControlService({ db, jobs, holds, credits, settlement, query, events }),
     nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS }),
     sweeper: new Sweeper(
-      { db, redis, jobs, settlement, looseHolds, requests, events, logger },
+      { db, presence, jobs, settlement, looseHolds, requests, events, logger },
       {
         intervalMs: s.SWEEP_INTERVAL_MS,
         nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,
+        presenceGraceSeconds: s.PRESENCE_GRACE_SECONDS,
         queueTimeoutSeconds: s.QUEUE_TIMEOUT_SECONDS,
         settleLeaseSeconds: s.SETTLE_LEASE_SECONDS,
         idempotencyKeyTtlSeconds: s.IDEMPOTENCY_KEY_TTL_SECONDS,

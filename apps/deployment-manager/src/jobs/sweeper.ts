@@ -1,7 +1,6 @@
 import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@ocg/http';
-import { redisKeys } from '@ocg/redis';
+import type { NodePresence } from '../nodes/node-presence';
 import type { JobEvents } from './job-events';
 import type { BillingEnd, JobRepository } from './job.repository';
 import type { LooseHolds } from './loose-holds';
@@ -13,6 +12,8 @@ import type { JobState } from './state';
 export interface SweeperSettings {
   intervalMs: number;
   nodeSilenceSeconds: number;
+  /** No silence verdict until Redis has answered this long again after a failure. */
+  presenceGraceSeconds: number;
   queueTimeoutSeconds: number;
   settleLeaseSeconds: number;
   idempotencyKeyTtlSeconds: number;
@@ -20,7 +21,7 @@ export interface SweeperSettings {
 
 export interface SweeperDeps {
   db: DataSource;
-  redis: Redis;
+  presence: NodePresence;
   jobs: JobRepository;
   settlement: SettlementService;
   looseHolds: LooseHolds;
@@ -87,15 +88,28 @@ export class Sweeper {
     for (const { address } of await this.d.jobs.dueToEnd(BATCH)) await this.end(address, 'STOPPED', DURATION_ENDED, 'ends_at');
   }
 
-  /** A node whose presence expired (host-manager's heartbeat key) and that has not reported for the silence window. */
+  /**
+   * A node is silent only when every witness agrees: no claim, report, sync
+   * or finish for the silence window (our Postgres), no presence key (Redis,
+   * which has answered for the grace period: a silence it could not observe
+   * proves nothing), and no heartbeat in the window by host-manager's
+   * lastSeenAt (its Postgres). A witness that cannot answer means no verdict
+   * this round: infrastructure trouble never ends a healthy job.
+   */
   private async silentNodes(): Promise<void> {
     for (const { node_address: node } of await this.d.jobs.quietNodes(this.s.nodeSilenceSeconds)) {
-      // Redis down: no verdict, so nobody loses a job for it.
-      const present = await this.d.redis.exists(redisKeys.nodePresence(node)).catch(() => 1);
-      if (present) continue;
+      if (!(await this.isSilent(node))) continue;
       const reason = `node ${node} went silent (no heartbeat or report for ${this.s.nodeSilenceSeconds} s)`;
       for (const { address } of await this.d.jobs.quietJobsOf(node, this.s.nodeSilenceSeconds)) await this.end(address, 'STOPPED', reason, 'last_seen_at');
     }
+  }
+
+  private async isSilent(node: string): Promise<boolean> {
+    const present = await this.d.presence.inRedis(node);
+    if (present !== false || !this.d.presence.observedFor(this.s.presenceGraceSeconds * 1000)) return false;
+    const record = await this.d.presence.record(node);
+    const lastSeen = record?.lastSeenAt ? Date.parse(record.lastSeenAt) : 0;
+    return Date.now() - lastSeen >= this.s.nodeSilenceSeconds * 1000;
   }
 
   private async queueTimeouts(): Promise<void> {

@@ -59,13 +59,14 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     waker,
     posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker }),
     control: new JobControlService({ db, jobs, holds, credits, settlement, query, events }),
-    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS }),
+    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
     sweeper: new Sweeper(
-      { db, presence, jobs, settlement, looseHolds, requests, events, logger },
+      { db, presence, jobs, settlement, looseHolds, requests, events, waker, logger },
       {
         intervalMs: s.SWEEP_INTERVAL_MS,
         nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,
         presenceGraceSeconds: s.PRESENCE_GRACE_SECONDS,
+        claimAckSeconds: s.CLAIM_ACK_SECONDS,
         queueTimeoutSeconds: s.QUEUE_TIMEOUT_SECONDS,
         settleLeaseSeconds: s.SETTLE_LEASE_SECONDS,
         idempotencyKeyTtlSeconds: s.IDEMPOTENCY_KEY_TTL_SECONDS,

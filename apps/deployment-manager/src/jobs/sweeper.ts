@@ -4,6 +4,7 @@ import type { NodePresence } from '../nodes/node-presence';
 import type { JobEvents } from './job-events';
 import type { BillingEnd, JobRepository } from './job.repository';
 import type { LooseHolds } from './loose-holds';
+import type { MarketWaker } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 import { DURATION_ENDED } from './node-jobs.service';
 import type { SettlementService } from './settlement.service';
@@ -14,6 +15,8 @@ export interface SweeperSettings {
   nodeSilenceSeconds: number;
   /** No silence verdict until Redis has answered this long again after a failure. */
   presenceGraceSeconds: number;
+  /** A claim its node has not acknowledged within this long goes back to the queue. */
+  claimAckSeconds: number;
   queueTimeoutSeconds: number;
   settleLeaseSeconds: number;
   idempotencyKeyTtlSeconds: number;
@@ -27,6 +30,7 @@ export interface SweeperDeps {
   looseHolds: LooseHolds;
   requests: PostRequestRepository;
   events: JobEvents;
+  waker: MarketWaker;
   logger: Logger;
 }
 
@@ -64,6 +68,7 @@ export class Sweeper {
   async sweep(): Promise<void> {
     const steps: [string, () => Promise<unknown>][] = [
       ['expire', () => this.expire()],
+      ['unacknowledged claims', () => this.requeueUnacknowledged()],
       ['silent nodes', () => this.silentNodes()],
       ['queue timeout', () => this.queueTimeouts()],
       ['settle', () => this.settleEnded()],
@@ -110,6 +115,15 @@ export class Sweeper {
     const record = await this.d.presence.record(node);
     const lastSeen = record?.lastSeenAt ? Date.parse(record.lastSeenAt) : 0;
     return Date.now() - lastSeen >= this.s.nodeSilenceSeconds * 1000;
+  }
+
+  /** A claim whose answer its node never got (no report, sync or finish naming the job): offered again, to any node. */
+  private async requeueUnacknowledged(): Promise<void> {
+    for (const job of await this.d.jobs.requeueUnacknowledged(this.s.claimAckSeconds, BATCH)) {
+      this.d.logger.warn({ job: job.address, market: job.market_address }, `no acknowledgement of the claim within ${this.s.claimAckSeconds} s: back in the queue`);
+      this.d.events.changed(job);
+      this.d.waker.wake(job.market_address);
+    }
   }
 
   private async queueTimeouts(): Promise<void> {

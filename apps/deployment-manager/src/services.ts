@@ -8,6 +8,7 @@ import { CreditsClient } from './clients/credits.client';
 import { MarketsClient } from './clients/markets.client';
 import { ServiceClient } from './clients/service-client';
 import { DefinitionLoader } from './jobs/definition';
+import { ExtendRequestRepository } from './jobs/extend-request.repository';
 import { HoldRepository } from './jobs/hold.repository';
 import { JobControlService } from './jobs/job-control.service';
 import { JobEvents } from './jobs/job-events';
@@ -49,6 +50,7 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
+  const extendRequests = new ExtendRequestRepository(db);
   const presence = new NodePresence(redis, markets);
   return {
     presence,
@@ -58,10 +60,10 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     settlement,
     waker,
     posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker }),
-    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events }),
+    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events, extendRequests }),
     nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
     sweeper: new Sweeper(
-      { db, presence, jobs, settlement, looseHolds, requests, events, waker, logger },
+      { db, presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },
       {
         intervalMs: s.SWEEP_INTERVAL_MS,
         nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,

@@ -5,7 +5,6 @@ import type { JobEvents } from './job-events';
 import type { BillingEnd, JobRepository } from './job.repository';
 import type { LooseHolds } from './loose-holds';
 import type { MarketWaker } from './market-waker';
-import type { PostRequestRepository } from './post-request.repository';
 import { DURATION_ENDED } from './node-jobs.service';
 import type { SettlementService } from './settlement.service';
 import type { JobState } from './state';
@@ -28,7 +27,8 @@ export interface SweeperDeps {
   jobs: JobRepository;
   settlement: SettlementService;
   looseHolds: LooseHolds;
-  requests: PostRequestRepository;
+  /** Idempotency keys of posts and extensions. */
+  requests: { expire(ttlSeconds: number): Promise<void> }[];
   events: JobEvents;
   waker: MarketWaker;
   logger: Logger;
@@ -73,7 +73,7 @@ export class Sweeper {
       ['queue timeout', () => this.queueTimeouts()],
       ['settle', () => this.settleEnded()],
       ['loose holds', () => this.d.looseHolds.releaseAll()],
-      ['idempotency keys', () => this.d.requests.expire(this.s.idempotencyKeyTtlSeconds)],
+      ['idempotency keys', () => Promise.all(this.d.requests.map((r) => r.expire(this.s.idempotencyKeyTtlSeconds)))],
     ];
     for (const [name, step] of steps) {
       if (this.stopped) return;

@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import { generateApiKey } from '@ocg/auth';
 import { createDataSource } from '@ocg/db';
 import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { createRedis } from '@ocg/redis';
 import { captureLogs, testDatabase, testRedis } from '@ocg/testing';
 import { buildApp, startServices, type ClientManagerServices } from '../src/app';
 import { loadConfig, type ClientManagerConfig } from '../src/config';
@@ -16,6 +17,8 @@ export interface HarnessOptions {
   databaseUrl?: string;
   /** Variables on top of the test defaults, as the environment would give them. */
   env?: Record<string, string>;
+  /** A Redis of the test's own (outage tests), used through `createRedis` as main.ts does; default the test Redis. */
+  redisUrl?: string;
 }
 
 export interface TestUser {
@@ -50,9 +53,9 @@ let serial = 0;
 
 /** client-manager in-process on a fresh database and the test Redis, with a bootstrap admin key. */
 export async function startClientManager(opts: HarnessOptions | string = {}): Promise<Harness> {
-  const { databaseUrl, env = {} } = typeof opts === 'string' ? { databaseUrl: opts } : opts;
+  const { databaseUrl, env = {}, redisUrl: ownRedis } = typeof opts === 'string' ? { databaseUrl: opts } : opts;
   const database = databaseUrl ? undefined : await testDatabase();
-  const redisUrl = (await testRedis()).url;
+  const redisUrl = ownRedis ?? (await testRedis()).url;
   const config = loadConfig({
     DATABASE_URL: databaseUrl ?? database!.url,
     REDIS_URL: redisUrl,
@@ -64,7 +67,7 @@ export async function startClientManager(opts: HarnessOptions | string = {}): Pr
     ...env,
   });
   const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities, migrations });
-  const redis = new Redis(redisUrl);
+  const redis = ownRedis ? createRedis(ownRedis, { onError: () => undefined }) : new Redis(redisUrl);
   const logs = captureLogs();
   let offset = 0;
   const clock = () => Date.now() + offset;

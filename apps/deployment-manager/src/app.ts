@@ -33,7 +33,7 @@ export interface DeploymentManagerDeps {
 export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManagerServices = composeServices(deps)): express.Express {
   const { settings: s } = deps;
   const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
-  authentication.use(requireNodePresence(base, deps.redis));
+  authentication.use(requireNodePresence(base, services.presence));
   iocContainer
     .register(JobsController, new JobsController(services.posts, services.query, services.control))
     .register(CasController, new CasController(services.cas, services.downloads))

@@ -23,6 +23,8 @@ const schema = z.object({
   PUBLIC_URL: z.url().default('http://127.0.0.1:8080'),
   /** A node whose presence is gone and whose last report is older than this loses its running jobs. */
   NODE_SILENCE_SECONDS: positiveInt(60),
+  /** After Redis could not answer, no node is declared silent until it has answered this long again (a silence it could not observe). */
+  PRESENCE_GRACE_SECONDS: positiveInt(60),
   /** How often the sweeper runs (expiry, silent nodes, settlement, abandoned holds). */
   SWEEP_INTERVAL_MS: positiveInt(5000),
   /** Largest job definition accepted, in bytes of its JSON text. */
@@ -41,6 +43,10 @@ const schema = z.object({
   SERVICE_TIMEOUT_MS: positiveInt(10_000),
   /** A hold whose request died this long ago without a job to show for it is released by the sweeper. */
   ORPHAN_HOLD_SECONDS: positiveInt(60),
+  /** A claim its node has not acknowledged (report, sync or finish naming the job) within this long goes back to the queue. */
+  CLAIM_ACK_SECONDS: positiveInt(30),
+  /** A claim not acknowledged this long is offered again to its node when it claims (its answer was probably lost). */
+  CLAIM_REDELIVER_SECONDS: positiveInt(10),
   /** A RUNNING job its node no longer lists in sync, this long after the claim, has FAILED (the node lost it). */
   LOST_JOB_GRACE_SECONDS: positiveInt(60),
   /** A job no node claimed for this long FAILS (and its hold is released). */

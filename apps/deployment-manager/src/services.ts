@@ -8,6 +8,7 @@ import { CreditsClient } from './clients/credits.client';
 import { MarketsClient } from './clients/markets.client';
 import { ServiceClient } from './clients/service-client';
 import { DefinitionLoader } from './jobs/definition';
+import { ExtendRequestRepository } from './jobs/extend-request.repository';
 import { HoldRepository } from './jobs/hold.repository';
 import { JobControlService } from './jobs/job-control.service';
 import { JobEvents } from './jobs/job-events';
@@ -22,6 +23,7 @@ import { PostRequestRepository } from './jobs/post-request.repository';
 import { ReportRepository } from './jobs/report.repository';
 import { SettlementService } from './jobs/settlement.service';
 import { Sweeper } from './jobs/sweeper';
+import { NodePresence } from './nodes/node-presence';
 
 export interface ServiceDeps {
   logger: Logger;
@@ -48,20 +50,25 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
+  const extendRequests = new ExtendRequestRepository(db);
+  const presence = new NodePresence(redis, markets);
   return {
+    presence,
     cas,
     downloads: new CasDownloads(cas),
     query,
     settlement,
     waker,
     posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker }),
-    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events }),
-    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS }),
+    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events, extendRequests }),
+    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
     sweeper: new Sweeper(
-      { db, redis, jobs, settlement, looseHolds, requests, events, logger },
+      { db, presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },
       {
         intervalMs: s.SWEEP_INTERVAL_MS,
         nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,
+        presenceGraceSeconds: s.PRESENCE_GRACE_SECONDS,
+        claimAckSeconds: s.CLAIM_ACK_SECONDS,
         queueTimeoutSeconds: s.QUEUE_TIMEOUT_SECONDS,
         settleLeaseSeconds: s.SETTLE_LEASE_SECONDS,
         idempotencyKeyTtlSeconds: s.IDEMPOTENCY_KEY_TTL_SECONDS,

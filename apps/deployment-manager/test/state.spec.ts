@@ -7,11 +7,11 @@ describe('job state transitions', () => {
     expect(canTransition('QUEUED', 'FAILED')).toBe(true);
   });
 
-  it('lets a running job complete, fail or stop but never go back to the queue', () => {
+  it('lets a running job complete, fail or stop, or go back to the queue (a claim never acknowledged)', () => {
     expect(canTransition('RUNNING', 'COMPLETED')).toBe(true);
     expect(canTransition('RUNNING', 'FAILED')).toBe(true);
     expect(canTransition('RUNNING', 'STOPPED')).toBe(true);
-    expect(canTransition('RUNNING', 'QUEUED')).toBe(false);
+    expect(allowedSources('QUEUED')).toEqual(['RUNNING']);
   });
 
   it('never moves a final job', () => {

@@ -30,13 +30,18 @@ describe('the sweeper', () => {
     return node;
   };
   const job = (user: { key: string }, address: string) => dm.as(user as never, 'GET', `/jobs/${address}`).then((r) => r.body);
+  /** No heartbeat since `seconds` ago: the presence key is gone and host-manager's lastSeenAt is that old. */
+  const silence = async (node: SignedNode, seconds: number) => {
+    await dm.redis.del(redisKeys.nodePresence(node.address));
+    await dm.db.query(`UPDATE host_manager.nodes SET last_seen_at = now() - make_interval(secs => $2) WHERE address = $1`, [node.address, seconds]);
+  };
 
   it('stops the jobs of a node silent for 60 s, charging until it was last heard from', async () => {
     const user = await m.newUser(CREDITS);
     const node = await registered();
     const address = await runningJob(dm, user, node, market.name, 500);
     await age(dm, address, 90); // claimed 90 s ago, last heard from then
-    await dm.redis.del(redisKeys.nodePresence(node.address)); // and no heartbeat since
+    await silence(node, 90); // and no heartbeat since
     await dm.services.sweeper.sweep();
     const stopped = await job(user, address);
     expect(stopped).toMatchObject({ status: 'STOPPED', settlement: 'settled', billedSeconds: 0, cost: 0 });
@@ -49,10 +54,20 @@ describe('the sweeper', () => {
     const node = await registered();
     const address = await runningJob(dm, user, node, market.name, 500);
     await dm.db.query(`UPDATE jobs SET started_at = now() - interval '100 seconds', last_seen_at = now() - interval '70 seconds' WHERE address = $1`, [address]);
-    await dm.redis.del(redisKeys.nodePresence(node.address));
+    await silence(node, 70);
     await dm.services.sweeper.sweep();
     expect(await job(user, address)).toMatchObject({ status: 'STOPPED', billedSeconds: 30, cost: 30 * PRICE });
     await expectBalance(m, user, CREDITS, 30 * PRICE);
+  });
+
+  it("keeps the jobs of a quiet node whose presence key is gone but whose heartbeats host-manager recorded in Postgres (Redis lost its data)", async () => {
+    const user = await m.newUser(CREDITS);
+    const node = await registered(); // host-manager wrote lastSeenAt just now
+    const address = await runningJob(dm, user, node, market.name, 500);
+    await age(dm, address, 90);
+    await dm.redis.del(redisKeys.nodePresence(node.address));
+    await dm.services.sweeper.sweep();
+    expect((await job(user, address)).status).toBe('RUNNING');
   });
 
   it('keeps the jobs of a quiet node whose heartbeats still arrive', async () => {

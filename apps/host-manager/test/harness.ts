@@ -10,6 +10,7 @@ import { createSigner, generateApiKey, generateWallet, remoteKeyValidator, signN
 import type { CreateMarketRequest, CreateMarketResponse } from '@ocg/contracts';
 import { createDataSource } from '@ocg/db';
 import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { createRedis } from '@ocg/redis';
 import { captureLogs, freePort, launchServices, testDatabase, testRedis, type LaunchedStack } from '@ocg/testing';
 import { buildApp, type HostManagerSettings } from '../src/app';
 import { loadConfig } from '../src/config';
@@ -41,13 +42,14 @@ export interface Harness {
 
 let marketCounter = 0;
 
-export async function startHostManager(overrides: Partial<HostManagerSettings> = {}): Promise<Harness> {
+/** `redisUrl`: a Redis of host-manager's own (e.g. one the test stops), instead of the test Redis. */
+export async function startHostManager(overrides: Partial<HostManagerSettings> = {}, opts: { redisUrl?: string } = {}): Promise<Harness> {
   const database = await testDatabase();
-  const { url: redisUrl } = await testRedis();
+  const redisUrl = opts.redisUrl ?? (await testRedis()).url;
   const adminKey = generateApiKey();
   const clientManager = await launchClientManager(database.url, redisUrl, adminKey);
   const db = await createDataSource({ url: database.url, schema: 'host_manager', entities, migrations });
-  const redis = new Redis(redisUrl);
+  const redis = opts.redisUrl ? createRedis(redisUrl, { onError: () => undefined }) : new Redis(redisUrl);
   const keys = remoteKeyValidator({ clientManagerUrl: clientManager.urls['client-manager'], redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
   const logs = captureLogs();

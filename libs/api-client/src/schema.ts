@@ -381,7 +381,9 @@ export interface paths {
         /**
          * Grant credits
          * @description Operators only (`credits:grant`, API keys only): adds credits to a user,
-         *     named by id or email.
+         *     named by id or email. With an `Idempotency-Key`, sending the same request
+         *     again answers the same grant without granting twice (also when the first
+         *     answer was lost); the same key with another request is a 422.
          */
         post: operations["GrantCredits"];
         delete?: never;
@@ -454,7 +456,10 @@ export interface paths {
          * Extend a job
          * @description Adds seconds to a queued or running job's duration, holding their price
          *     at once (402 when the balance is short). The total may not exceed the
-         *     market's maximum duration (400).
+         *     market's maximum duration (400). With an `Idempotency-Key`, sending the
+         *     same request again answers the job without extending it twice (also
+         *     when the first attempt's answer was lost); the same key with another
+         *     request is a 422.
          */
         post: operations["ExtendJob"];
         delete?: never;
@@ -2908,7 +2913,10 @@ export interface operations {
     GrantCredits: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (1 to 200 characters), e.g. a UUID; kept per operator. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2945,6 +2953,15 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3088,7 +3105,10 @@ export interface operations {
     ExtendJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Any unique text (1 to 200 characters), e.g. a UUID; kept per user for `IDEMPOTENCY_KEY_TTL_SECONDS`. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 /** @description The job address. */
                 job: string;
@@ -3146,6 +3166,15 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            /** @description The Idempotency-Key was used with another request */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,9 +1,10 @@
 import type { ErrorRequestHandler, Express, Request, RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import { ErrorCodes } from '@ocg/contracts';
-import { codeForStatus, errorBody, HttpError, InternalError, NotFoundError, nameForStatus } from './http-error';
+import { codeForStatus, errorBody, HttpError, InternalError, NotFoundError, nameForStatus, ServiceUnavailableError } from './http-error';
 import { requestIdOf } from './request-id';
 import { fromTsoaValidateError, isTsoaValidateError } from './tsoa';
+import { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';
 
 interface StatusLike {
   status?: unknown;
@@ -22,18 +23,26 @@ function clientStatusOf(err: unknown): number | undefined {
 /**
  * Every error becomes an {@link HttpError}. 4xx errors from other libraries (body-parser,
  * http-errors, express's param decoding, an auth hook) are client mistakes whose messages
- * are meant for the client, so they keep status and message. Anything else is a 500
- * that says nothing about why.
+ * are meant for the client, so they keep status and message. Postgres or Redis being
+ * unreachable is a 503 with Retry-After (retry shortly). Anything else is a 500 that
+ * says nothing about why.
  */
 export function toHttpError(err: unknown): HttpError {
   if (err instanceof HttpError) return err;
   if (isTsoaValidateError(err)) return fromTsoaValidateError(err);
+  if (isStoreUnavailable(err)) return storeUnavailable();
   const status = clientStatusOf(err);
   if (status === undefined) return new InternalError();
   const e = err as StatusLike;
   const code = e.type === 'entity.parse.failed' ? ErrorCodes.MALFORMED_BODY : codeForStatus(status);
   const message = typeof e.message === 'string' && e.message ? e.message : nameForStatus(status);
   return new HttpError(status, code, message);
+}
+
+function storeUnavailable(): HttpError {
+  const err = new ServiceUnavailableError('The service cannot reach its database right now; retry shortly');
+  err.headers = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
+  return err;
 }
 
 function notFound(): RequestHandler {

@@ -32,3 +32,4 @@ export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
 export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget } from './forward';
+export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';

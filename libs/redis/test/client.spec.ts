@@ -1,3 +1,4 @@
+import { createServer, type Server, type Socket } from 'node:net';
 import type { Redis } from 'ioredis';
 import { createRedis, pingRedis } from '../src';
 import { freePort, startEphemeralRedis, testRedis, waitFor, type EphemeralServer } from '@ocg/testing';
@@ -36,6 +37,44 @@ describe('with a Redis that goes away', () => {
     expect(Date.now() - started).toBeLessThan(3000);
     await server.start();
   });
+
+  it('fails a command at once (not after reconnect attempts) while a connected client has lost Redis', async () => {
+    const r = open(server.url);
+    await r.ping();
+    await server.stop();
+    await waitFor(() => r.status !== 'ready', { what: 'the client to notice' });
+    const started = Date.now();
+    for (let i = 0; i < 5; i++) await expect(r.get('anything')).rejects.toThrow();
+    expect(Date.now() - started).toBeLessThan(300);
+    await server.start();
+    await waitFor(() => r.get('anything').then(() => true), { timeoutMs: 5000, what: 'commands to work again after the reconnect' });
+  });
+
+  it('queues the commands issued before the first connection', async () => {
+    const r = open(server.url, { lazyConnect: true });
+    await expect(Promise.all([r.set('early', '1'), r.get('early')])).resolves.toEqual(['OK', '1']);
+  });
+});
+
+describe('with a server that accepts and never answers', () => {
+  let silent: Server;
+  const sockets: Socket[] = [];
+  beforeAll(async () => {
+    silent = createServer((s) => sockets.push(s));
+    await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  });
+  afterAll(async () => {
+    sockets.forEach((s) => s.destroy());
+    await new Promise((r) => silent.close(r));
+  });
+
+  it('fails a command after the default command timeout (1 s) instead of waiting forever', async () => {
+    const port = (silent.address() as { port: number }).port;
+    const r = open(`redis://127.0.0.1:${port}`);
+    const started = Date.now();
+    await expect(r.get('anything')).rejects.toThrow(/timed out/i);
+    expect(Date.now() - started).toBeLessThan(2000);
+  }, 10_000);
 });
 
 it('reports connection errors to onError instead of throwing', async () => {

@@ -767,7 +767,9 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsCreditsController_grantCredits: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"GrantCreditsRequest"},
+                idempotencyKey: {"in":"header","name":"Idempotency-Key","dataType":"string"},
         };
         app.post('/credits/grant',
             authenticateMiddleware([{"bearerAuth":["credits:grant"]}]),

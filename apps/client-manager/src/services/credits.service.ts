@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
-import { randomId } from '@ocg/auth';
+import { canonicalJson, randomId } from '@ocg/auth';
 import type {
   CreateCreditHoldRequest,
   CreditHoldRecord,
@@ -9,7 +10,7 @@ import type {
   ReleaseCreditHoldRequest,
   SettleCreditHoldRequest,
 } from '@ocg/contracts';
-import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
+import { ConflictError, HttpError, NotFoundError, ValidationError } from '@ocg/http';
 import type { Principal } from '../auth/principal';
 import { formatCredits } from './credit-format';
 import { lockBalance, post } from './credit-ledger';
@@ -30,13 +31,35 @@ export class CreditsService {
     return { userId: caller.userId, available: Number(row?.available ?? 0), held: Number(row?.held ?? 0), spent: Number(row?.spent ?? 0) };
   }
 
-  async grant(req: GrantCreditsRequest): Promise<GrantCreditsResponse> {
+  /**
+   * With an Idempotency-Key (per caller), the key and the answer are written in the grant's transaction:
+   * the same request again answers the same, without a second grant; another request under it is a 422.
+   */
+  async grant(caller: Principal, req: GrantCreditsRequest, idempotencyKey?: string): Promise<GrantCreditsResponse> {
     const userId = await this.recipient(req);
-    return this.db.transaction(async (m) => {
+    if (idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 200)) {
+      throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
+    }
+    const hash = createHash('sha256').update(canonicalJson(req)).digest('hex');
+    const answer = await this.db.transaction(async (m) => {
+      // A concurrent grant under the same key waits here for the other's commit, then finds its answer.
+      if (idempotencyKey !== undefined && !(await reserveGrantKey(m, caller.userId, idempotencyKey, hash))) return undefined;
       const before = await lockBalance(m, userId);
       const transactionId = await post(m, { kind: 'grant', userId, reason: req.reason, moves: { available: req.amount } });
-      return { transactionId, amount: req.amount, balance: { ...before, available: before.available + req.amount } };
+      const response: GrantCreditsResponse = { transactionId, amount: req.amount, balance: { ...before, available: before.available + req.amount } };
+      if (idempotencyKey !== undefined) await m.query(`UPDATE credit_grant_requests SET response = $3 WHERE caller_id = $1 AND idempotency_key = $2`, [caller.userId, idempotencyKey, response]);
+      return response;
     });
+    return answer ?? this.earlierGrant(caller.userId, idempotencyKey ?? '', hash);
+  }
+
+  private async earlierGrant(callerId: string, key: string, hash: string): Promise<GrantCreditsResponse> {
+    const [row] = (await this.db.query(`SELECT request_hash, response FROM credit_grant_requests WHERE caller_id = $1 AND idempotency_key = $2`, [callerId, key])) as {
+      request_hash: string;
+      response: GrantCreditsResponse;
+    }[];
+    if (!row || row.request_hash !== hash) throw idempotencyKeyReused(key);
+    return row.response;
   }
 
   /** Idempotent by reference: the same request again returns the same hold. */
@@ -121,6 +144,24 @@ export class CreditsService {
     const [row] = (await this.db.query('SELECT 1 FROM users WHERE id = $1', [userId])) as unknown[];
     if (!row) throw new NotFoundError(`No user ${userId}`);
   }
+}
+
+/** Takes the key for this request; false when an earlier request holds it. */
+async function reserveGrantKey(m: EntityManager, callerId: string, key: string, hash: string): Promise<boolean> {
+  const taken = (await m.query(
+    `INSERT INTO credit_grant_requests (caller_id, idempotency_key, request_hash, response) VALUES ($1, $2, $3, '{}') ON CONFLICT DO NOTHING RETURNING 1`,
+    [callerId, key, hash],
+  )) as unknown[];
+  return taken.length === 1;
+}
+
+/** 422: an Idempotency-Key sent again with a different request (IETF httpapi-idempotency-key). */
+function idempotencyKeyReused(key: string): HttpError {
+  const err = new HttpError(422, 'CONFLICT', `Idempotency-Key "${key}" was already used for a different request; use a new key for a new grant`, [
+    { path: '/Idempotency-Key', message: 'already used with another request body' },
+  ]);
+  err.name = 'IdempotencyKeyReusedError';
+  return err;
 }
 
 function sameHold(existing: CreditHoldRecord, req: CreateCreditHoldRequest): CreditHoldRecord {

@@ -1,4 +1,4 @@
-import type { MarketRecord } from '@ocg/contracts';
+import type { MarketRecord, NodeRecord } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
 import type { ServiceClient } from './service-client';
@@ -28,12 +28,19 @@ export class MarketsClient {
     const key = `node:${node}`;
     const hit = this.nodeMarkets.get(key);
     if (hit && hit.expiresAt > this.now()) return hit.market;
-    const res = await this.service.call<{ market: string }>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
+    const record = await this.node(node);
+    if (!record) return undefined;
+    if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
+    this.nodeMarkets.set(key, { market: record.market, expiresAt: this.now() + this.ttlMs });
+    return record.market;
+  }
+
+  /** host-manager's record of a node, uncached (status and lastSeenAt are live); undefined when it is not registered. */
+  async node(node: string): Promise<NodeRecord | undefined> {
+    const res = await this.service.call<NodeRecord>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} looking up node ${node}`);
-    if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
-    this.nodeMarkets.set(key, { market: res.body.market, expiresAt: this.now() + this.ttlMs });
-    return res.body.market;
+    return res.body;
   }
 
   async resolve(ref: string): Promise<MarketRecord> {

@@ -79,16 +79,21 @@ export class JobsController {
   /**
    * Adds seconds to a queued or running job's duration, holding their price
    * at once (402 when the balance is short). The total may not exceed the
-   * market's maximum duration (400).
+   * market's maximum duration (400). With an `Idempotency-Key`, sending the
+   * same request again answers the job without extending it twice (also
+   * when the first attempt's answer was lost); the same key with another
+   * request is a 422.
    * @summary Extend a job
    * @param job The job address.
+   * @param idempotencyKey Any unique text (1 to 200 characters), e.g. a UUID; kept per user for `IDEMPOTENCY_KEY_TTL_SECONDS`.
    */
   @Post('{job}/extend')
   @Security('bearerAuth', ['jobs:write'])
   @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover the added seconds')
   @Response<ErrorBody>(404, 'No such job among the caller\'s')
   @Response<ErrorBody>(409, 'The job has ended')
-  public extendJob(@Request() req: ExRequest, @Path() job: string, @Body() body: ExtendJobRequest): Promise<JobRecord> {
-    return this.control.extend(callerOf(req), job, body.seconds);
+  @Response<ErrorBody>(422, 'The Idempotency-Key was used with another request')
+  public extendJob(@Request() req: ExRequest, @Path() job: string, @Body() body: ExtendJobRequest, @Header('Idempotency-Key') idempotencyKey?: string): Promise<JobRecord> {
+    return this.control.extend(callerOf(req), job, body.seconds, idempotencyKey);
   }
 }

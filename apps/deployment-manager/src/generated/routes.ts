@@ -771,6 +771,7 @@ export function RegisterRoutes(app: Router) {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 job: {"in":"path","name":"job","required":true,"dataType":"string"},
                 body: {"in":"body","name":"body","required":true,"ref":"ExtendJobRequest"},
+                idempotencyKey: {"in":"header","name":"Idempotency-Key","dataType":"string"},
         };
         app.post('/jobs/:job/extend',
             authenticateMiddleware([{"bearerAuth":["jobs:write"]}]),

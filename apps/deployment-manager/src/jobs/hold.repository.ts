@@ -46,11 +46,11 @@ export class HoldRepository {
    * An extension's hold, numbered after the job's others (reference `<job>:<seq>`). Two extensions racing for
    * one number: the loser takes the next.
    */
-  async beginNext(h: Omit<NewHold, 'reference' | 'seq'>): Promise<string> {
+  async beginNext(h: Omit<NewHold, 'reference' | 'seq'>, q: Queryable = this.db): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       try {
         const row = await one<{ reference: string }>(
-          this.db,
+          q,
           `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state)
            SELECT $1 || ':' || n, $1, n, $2, $3, $4, 'placing' FROM (SELECT COALESCE(max(seq) + 1, 1) AS n FROM job_holds WHERE job_address = $1) next
            RETURNING reference`,

@@ -1,9 +1,12 @@
+import { createHash } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import type { JobRecord } from '@ocg/contracts';
 import { ConflictError, ServiceUnavailableError } from '@ocg/http';
 import type { CreditsClient } from '../clients/credits.client';
-import { InsufficientBalanceError } from '../errors';
+import { canonicalJson } from '@ocg/auth';
+import { checkIdempotencyKey, IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
 import type { Caller } from './caller';
+import type { ExtendRequestRepository } from './extend-request.repository';
 import { invalid } from './definition';
 import type { HoldRepository } from './hold.repository';
 import type { JobEvents } from './job-events';
@@ -21,6 +24,13 @@ export interface JobControlDeps {
   settlement: SettlementService;
   query: JobQueryService;
   events: JobEvents;
+  extendRequests: ExtendRequestRepository;
+}
+
+/** Under an Idempotency-Key: the key, for recording how far the extension got. */
+interface Keyed {
+  userId: string;
+  key: string;
 }
 
 export const STOPPED_BY_POSTER = 'stopped by the poster';
@@ -49,19 +59,40 @@ export class JobControlService {
     return this.d.query.view(address);
   }
 
-  /** Adds paid seconds: a hold of its own, placed before the duration grows, up to the market's maximum. */
-  async extend(caller: Caller, address: string, seconds: number): Promise<JobRecord> {
+  /**
+   * Adds paid seconds: a hold of its own, placed before the duration grows, up to the market's maximum.
+   * With an Idempotency-Key, the same request again answers the job without a second extension (even
+   * when the first died halfway: it goes on with the same hold); the same key with another request is a 422.
+   */
+  async extend(caller: Caller, address: string, seconds: number, idempotencyKey?: string): Promise<JobRecord> {
+    if (idempotencyKey === undefined) return this.extendOnce(caller, address, seconds);
+    checkIdempotencyKey(idempotencyKey);
+    await this.owned(caller, address);
+    const hash = createHash('sha256').update(canonicalJson({ job: address, seconds })).digest('hex');
+    const earlier = await this.d.extendRequests.reserve(caller.userId, idempotencyKey, hash, address);
+    if (earlier.request_hash !== hash) throw new IdempotencyKeyReusedError(idempotencyKey, 'extension');
+    if (earlier.completed) return this.d.query.view(address);
+    try {
+      return await this.extendOnce(caller, address, seconds, { userId: caller.userId, key: idempotencyKey });
+    } catch (err) {
+      if (err instanceof AlreadyExtended) return this.d.query.view(address);
+      if (err instanceof InsufficientBalanceError || err instanceof ConflictError) await this.d.extendRequests.release(caller.userId, idempotencyKey);
+      throw err;
+    }
+  }
+
+  private async extendOnce(caller: Caller, address: string, seconds: number, keyed?: Keyed): Promise<JobRecord> {
     const job = await this.owned(caller, address);
     if (isFinal(job.status)) throw new ConflictError(`Job ${address} has ended (${job.status}); it cannot be extended`);
     if (job.duration_seconds + seconds > job.max_duration_seconds) throw beyondMaximum(job, seconds);
     const amount = Number(job.price_per_second) * seconds;
-    const reference = amount > 0 ? await this.hold(caller, address, amount, seconds) : undefined;
-    await this.apply(address, seconds, reference);
+    const reference = amount > 0 ? await this.hold(caller, address, amount, seconds, keyed) : undefined;
+    await this.apply(address, seconds, reference, keyed);
     return this.d.query.view(address);
   }
 
-  private async hold(caller: Caller, job: string, amount: number, seconds: number): Promise<{ reference: string; holdId: string }> {
-    const reference = await this.d.holds.beginNext({ job, userId: caller.userId, amount, seconds });
+  private async hold(caller: Caller, job: string, amount: number, seconds: number, keyed?: Keyed): Promise<{ reference: string; holdId: string }> {
+    const reference = keyed ? await this.keyedReference(keyed, { job, userId: caller.userId, amount, seconds }) : await this.d.holds.beginNext({ job, userId: caller.userId, amount, seconds });
     try {
       const hold = await this.d.credits.hold({ userId: caller.userId, amount, reference });
       return { reference, holdId: hold.id };
@@ -71,10 +102,32 @@ export class JobControlService {
     }
   }
 
+  /** The hold an extension under this key pays with: made once, with the key's record, so a retry uses the same one. */
+  private keyedReference(keyed: Keyed, hold: { job: string; userId: string; amount: number; seconds: number }): Promise<string> {
+    return this.d.db.transaction(async (m) => {
+      const request = await this.d.extendRequests.lock(m, keyed.userId, keyed.key);
+      if (request?.completed) throw new AlreadyExtended(); // the same request, sent twice at once: the other one applied it
+      if (request?.hold_reference) {
+        const earlier = await this.d.holds.find(request.hold_reference);
+        if (earlier?.state === 'placing') return request.hold_reference;
+        throw new ConflictError('An earlier attempt with this Idempotency-Key was abandoned and its credits released; extend again with a new key');
+      }
+      const reference = await this.d.holds.beginNext(hold, m);
+      await this.d.extendRequests.setHold(m, keyed.userId, keyed.key, reference);
+      return reference;
+    });
+  }
+
   /** The longer duration and the applied hold in one transaction; a job that ended meanwhile gets its hold back. */
-  private async apply(address: string, seconds: number, held: { reference: string; holdId: string } | undefined): Promise<void> {
+  private async apply(address: string, seconds: number, held: { reference: string; holdId: string } | undefined, keyed?: Keyed): Promise<void> {
+    let repeated = false;
     const moved = await this.d.db.transaction(async (m) => {
+      if (keyed && (await this.d.extendRequests.lock(m, keyed.userId, keyed.key))?.completed) {
+        repeated = true; // the same request, sent twice at once: the other one applied it
+        return undefined;
+      }
       const row = await this.d.jobs.extend(m, address, seconds);
+      if (row && keyed) await this.d.extendRequests.complete(m, keyed.userId, keyed.key);
       if (held && !(await this.d.holds.placed(m, held.reference, held.holdId, row !== undefined))) {
         throw new ServiceUnavailableError('This extension took too long and its credits were released; extend again');
       }
@@ -84,6 +137,7 @@ export class JobControlService {
       this.d.events.changed(moved);
       return;
     }
+    if (repeated) return;
     if (held) await this.releaseNow(held.reference);
     const now = await this.d.jobs.get(address);
     if (isFinal(now.status)) throw new ConflictError(`Job ${address} ended (${now.status}) while it was being extended; the credits held for the extension were released`);
@@ -102,6 +156,9 @@ export class JobControlService {
     return job;
   }
 }
+
+/** Thrown (and caught) when a concurrent identical request under the same key finished first. */
+class AlreadyExtended extends Error {}
 
 function beyondMaximum(job: JobRow, seconds: number) {
   const total = job.duration_seconds + seconds;

@@ -3,11 +3,11 @@ import bs58 from 'bs58';
 import type { DataSource } from 'typeorm';
 import type { CreditHoldRecord, JobRecord, MarketRecord, PostJobRequest } from '@ocg/contracts';
 import { canonicalJson } from '@ocg/auth';
-import { ConflictError, ServiceUnavailableError, ValidationError } from '@ocg/http';
+import { ConflictError, ServiceUnavailableError } from '@ocg/http';
 import type { CasService } from '../cas/cas.service';
 import type { CreditsClient } from '../clients/credits.client';
 import type { MarketsClient } from '../clients/markets.client';
-import { IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
+import { checkIdempotencyKey, IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
 import type { Caller } from './caller';
 import { checkGpus, durationFor, exposesPorts, type DefinitionLoader, type LoadedDefinition } from './definition';
 import type { HoldRepository } from './hold.repository';
@@ -74,7 +74,7 @@ export class JobPostService {
   private async reserve(caller: Caller, body: PostJobRequest, key: string | undefined): Promise<{ address: string; fresh: boolean }> {
     const address = bs58.encode(randomBytes(32));
     if (key === undefined) return { address, fresh: true };
-    if (key.length < 1 || key.length > 200) throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
+    checkIdempotencyKey(key);
     const reservation = await this.d.requests.reserve(caller.userId, key, requestHash(body), address);
     if (!reservation) throw new IdempotencyKeyReusedError(key);
     return reservation;

@@ -26,6 +26,8 @@ export interface JobRow {
   ends_at: Date | null;
   finished_at: Date | null;
   last_seen_at: Date | null;
+  /** When its node first named it after the claim (report, sync, finish); null: the claim is provisional. */
+  acked_at: Date | null;
 }
 
 export interface OpRow {

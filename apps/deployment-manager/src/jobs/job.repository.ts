@@ -74,21 +74,60 @@ export class JobRepository {
   }
 
   /**
-   * The oldest queued job of the market becomes RUNNING on `node`. SKIP LOCKED:
-   * concurrent claimers each take a different row instead of queueing behind
-   * one, and a job goes to exactly one node.
+   * What `node` gets from a claim: first a job it claimed more than
+   * `redeliverAfterSeconds` ago but never acknowledged (the answer was
+   * probably lost on the way: it is offered again, its clock restarted),
+   * else the oldest queued job of the market. The delay keeps a node that
+   * claims again at once from getting its fresh claim back in a loop.
+   * SKIP LOCKED: concurrent claimers each take a different row instead of
+   * queueing behind one, and a job goes to exactly one node.
    */
-  claim(market: string, node: string): Promise<JobRow | undefined> {
+  async claim(market: string, node: string, redeliverAfterSeconds: number): Promise<JobRow | undefined> {
+    return (await this.redeliver(market, node, redeliverAfterSeconds)) ?? this.claimQueued(market, node);
+  }
+
+  private claimQueued(market: string, node: string): Promise<JobRow | undefined> {
     return one<JobRow>(
       this.db,
       `WITH next AS (
          SELECT address FROM jobs WHERE market_address = $1 AND status = 'QUEUED' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
        )
-       UPDATE jobs j SET status = 'RUNNING', node_address = $2, started_at = now(), last_seen_at = now(), updated_at = now(),
+       UPDATE jobs j SET status = 'RUNNING', node_address = $2, started_at = now(), last_seen_at = now(), acked_at = NULL, updated_at = now(),
                          ends_at = now() + make_interval(secs => j.duration_seconds)
        FROM next WHERE j.address = next.address AND j.status = ANY($3)
        RETURNING j.*`,
       [market, node, allowedSources('RUNNING')],
+    );
+  }
+
+  /** Billing starts when the node gets the job, so a redelivered claim starts its clock again. */
+  private redeliver(market: string, node: string, afterSeconds: number): Promise<JobRow | undefined> {
+    return one<JobRow>(
+      this.db,
+      `WITH mine AS (
+         SELECT address FROM jobs WHERE market_address = $1 AND node_address = $2 AND status = 'RUNNING' AND acked_at IS NULL
+           AND started_at <= now() - make_interval(secs => $3)
+         ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE jobs j SET started_at = now(), last_seen_at = now(), updated_at = now(), ends_at = now() + make_interval(secs => j.duration_seconds)
+       FROM mine WHERE j.address = mine.address AND j.status = 'RUNNING' AND j.acked_at IS NULL
+       RETURNING j.*`,
+      [market, node, afterSeconds],
+    );
+  }
+
+  /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */
+  requeueUnacknowledged(leaseSeconds: number, limit: number): Promise<JobRow[]> {
+    return rows<JobRow>(
+      this.db,
+      `WITH stale AS (
+         SELECT address FROM jobs WHERE status = 'RUNNING' AND acked_at IS NULL AND started_at < now() - make_interval(secs => $1)
+         ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED
+       )
+       UPDATE jobs j SET status = 'QUEUED', node_address = NULL, started_at = NULL, ends_at = NULL, last_seen_at = NULL, updated_at = now()
+       FROM stale WHERE j.address = stale.address AND j.status = ANY($3) AND j.acked_at IS NULL
+       RETURNING j.*`,
+      [leaseSeconds, limit, allowedSources('QUEUED')],
     );
   }
 
@@ -125,9 +164,12 @@ export class JobRepository {
     return q.query(`UPDATE jobs SET result_cid = COALESCE(result_cid, $2), updated_at = now() WHERE address = $1`, [address, resultCid]);
   }
 
-  /** The node was heard from about these jobs: the silence clock restarts. */
+  /** The node was heard from about these jobs: the silence clock restarts, and a provisional claim is acknowledged. */
   touch(node: string, addresses: string[]): Promise<unknown> {
-    return this.db.query(`UPDATE jobs SET last_seen_at = now() WHERE node_address = $1 AND status = 'RUNNING' AND address = ANY($2)`, [node, addresses]);
+    return this.db.query(`UPDATE jobs SET last_seen_at = now(), acked_at = COALESCE(acked_at, now()) WHERE node_address = $1 AND status = 'RUNNING' AND address = ANY($2)`, [
+      node,
+      addresses,
+    ]);
   }
 
   /** Of these addresses, the jobs as the control plane sees them (for a node's sync). */
@@ -135,11 +177,15 @@ export class JobRepository {
     return rows(this.db, `SELECT address, status, node_address, end_reason, ends_at FROM jobs WHERE address = ANY($1)`, [addresses]);
   }
 
-  /** RUNNING jobs of the node that it did not list, claimed longer ago than the grace (a claim may still be on its way). */
+  /**
+   * RUNNING jobs of the node that it did not list, claimed longer ago than the grace. Only acknowledged
+   * ones: a node that never named a job may never have had its claim (it goes back to the queue instead).
+   */
   missingFromNode(node: string, listed: string[], graceSeconds: number): Promise<{ address: string }[]> {
     return rows(
       this.db,
-      `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' AND NOT (address = ANY($2)) AND started_at < now() - make_interval(secs => $3)`,
+      `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' AND acked_at IS NOT NULL AND NOT (address = ANY($2))
+         AND started_at < now() - make_interval(secs => $3)`,
       [node, listed, graceSeconds],
     );
   }

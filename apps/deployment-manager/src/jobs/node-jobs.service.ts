@@ -34,6 +34,8 @@ export interface NodeJobsDeps {
   settlement: SettlementService;
   /** A RUNNING job its node does not list this long after the claim is lost. */
   lostJobGraceSeconds: number;
+  /** A claim not acknowledged this long is offered to its node again when it claims. */
+  claimRedeliverSeconds: number;
 }
 
 /** Re-claim at least this often while long-polling, in case a wake-up was lost. */
@@ -51,10 +53,11 @@ export class NodeJobsService {
       throw new ForbiddenError(joined ? `Node ${node} joined another market and may claim only its jobs` : `Node ${node} is not registered with host-manager`);
     }
     const until = Date.now() + (body.waitSeconds ?? 0) * 1000;
-    let job = await this.d.jobs.claim(market.address, node);
+    const claim = () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds);
+    let job = await claim();
     while (!job && Date.now() < until) {
       await this.d.waker.wait(market.address, Math.min(WAIT_SLICE_MS, until - Date.now()));
-      job = await this.d.jobs.claim(market.address, node);
+      job = await claim();
     }
     if (!job) return { assignment: null };
     this.d.events.changed(job);
@@ -65,7 +68,7 @@ export class NodeJobsService {
     const job = await this.assigned(node, address);
     await this.d.reports.upsertOps(address, (body.ops ?? []).map(cleanOp));
     await this.d.reports.upsertEndpoints(address, (body.endpoints ?? []).map((e, i) => endpointState(address, e, i)));
-    if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]);
+    if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]); // also acknowledges the claim
     return { stop: job.status !== 'RUNNING' };
   }
 

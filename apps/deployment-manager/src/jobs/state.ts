@@ -11,6 +11,7 @@ import type { JobState as ContractJobState } from '@ocg/contracts';
  *   RUNNING -> COMPLETED  every op ended successfully
  *   RUNNING -> FAILED     an op failed (after its restart policy), or its node lost it
  *   RUNNING -> STOPPED    stopped by the poster, the end of its duration, or its node going silent
+ *   RUNNING -> QUEUED     its node never acknowledged the claim within CLAIM_ACK_SECONDS (the answer was lost)
  *
  * COMPLETED, FAILED and STOPPED are final.
  */
@@ -20,7 +21,7 @@ export const FINAL_STATES: readonly JobState[] = ['COMPLETED', 'FAILED', 'STOPPE
 
 const NEXT: Record<JobState, readonly JobState[]> = {
   QUEUED: ['RUNNING', 'STOPPED', 'FAILED'],
-  RUNNING: ['COMPLETED', 'FAILED', 'STOPPED'],
+  RUNNING: ['COMPLETED', 'FAILED', 'STOPPED', 'QUEUED'],
   COMPLETED: [],
   FAILED: [],
   STOPPED: [],

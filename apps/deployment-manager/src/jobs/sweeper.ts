@@ -1,11 +1,10 @@
 import type { DataSource } from 'typeorm';
-import type { Redis } from 'ioredis';
 import type { Logger } from '@ocg/http';
-import { redisKeys } from '@ocg/redis';
+import type { NodePresence } from '../nodes/node-presence';
 import type { JobEvents } from './job-events';
 import type { BillingEnd, JobRepository } from './job.repository';
 import type { LooseHolds } from './loose-holds';
-import type { PostRequestRepository } from './post-request.repository';
+import type { MarketWaker } from './market-waker';
 import { DURATION_ENDED } from './node-jobs.service';
 import type { SettlementService } from './settlement.service';
 import type { JobState } from './state';
@@ -13,6 +12,10 @@ import type { JobState } from './state';
 export interface SweeperSettings {
   intervalMs: number;
   nodeSilenceSeconds: number;
+  /** No silence verdict until Redis has answered this long again after a failure. */
+  presenceGraceSeconds: number;
+  /** A claim its node has not acknowledged within this long goes back to the queue. */
+  claimAckSeconds: number;
   queueTimeoutSeconds: number;
   settleLeaseSeconds: number;
   idempotencyKeyTtlSeconds: number;
@@ -20,12 +23,14 @@ export interface SweeperSettings {
 
 export interface SweeperDeps {
   db: DataSource;
-  redis: Redis;
+  presence: NodePresence;
   jobs: JobRepository;
   settlement: SettlementService;
   looseHolds: LooseHolds;
-  requests: PostRequestRepository;
+  /** Idempotency keys of posts and extensions. */
+  requests: { expire(ttlSeconds: number): Promise<void> }[];
   events: JobEvents;
+  waker: MarketWaker;
   logger: Logger;
 }
 
@@ -63,11 +68,12 @@ export class Sweeper {
   async sweep(): Promise<void> {
     const steps: [string, () => Promise<unknown>][] = [
       ['expire', () => this.expire()],
+      ['unacknowledged claims', () => this.requeueUnacknowledged()],
       ['silent nodes', () => this.silentNodes()],
       ['queue timeout', () => this.queueTimeouts()],
       ['settle', () => this.settleEnded()],
       ['loose holds', () => this.d.looseHolds.releaseAll()],
-      ['idempotency keys', () => this.d.requests.expire(this.s.idempotencyKeyTtlSeconds)],
+      ['idempotency keys', () => Promise.all(this.d.requests.map((r) => r.expire(this.s.idempotencyKeyTtlSeconds)))],
     ];
     for (const [name, step] of steps) {
       if (this.stopped) return;
@@ -87,14 +93,36 @@ export class Sweeper {
     for (const { address } of await this.d.jobs.dueToEnd(BATCH)) await this.end(address, 'STOPPED', DURATION_ENDED, 'ends_at');
   }
 
-  /** A node whose presence expired (host-manager's heartbeat key) and that has not reported for the silence window. */
+  /**
+   * A node is silent only when every witness agrees: no claim, report, sync
+   * or finish for the silence window (our Postgres), no presence key (Redis,
+   * which has answered for the grace period: a silence it could not observe
+   * proves nothing), and no heartbeat in the window by host-manager's
+   * lastSeenAt (its Postgres). A witness that cannot answer means no verdict
+   * this round: infrastructure trouble never ends a healthy job.
+   */
   private async silentNodes(): Promise<void> {
     for (const { node_address: node } of await this.d.jobs.quietNodes(this.s.nodeSilenceSeconds)) {
-      // Redis down: no verdict, so nobody loses a job for it.
-      const present = await this.d.redis.exists(redisKeys.nodePresence(node)).catch(() => 1);
-      if (present) continue;
+      if (!(await this.isSilent(node))) continue;
       const reason = `node ${node} went silent (no heartbeat or report for ${this.s.nodeSilenceSeconds} s)`;
       for (const { address } of await this.d.jobs.quietJobsOf(node, this.s.nodeSilenceSeconds)) await this.end(address, 'STOPPED', reason, 'last_seen_at');
+    }
+  }
+
+  private async isSilent(node: string): Promise<boolean> {
+    const present = await this.d.presence.inRedis(node);
+    if (present !== false || !this.d.presence.observedFor(this.s.presenceGraceSeconds * 1000)) return false;
+    const record = await this.d.presence.record(node);
+    const lastSeen = record?.lastSeenAt ? Date.parse(record.lastSeenAt) : 0;
+    return Date.now() - lastSeen >= this.s.nodeSilenceSeconds * 1000;
+  }
+
+  /** A claim whose answer its node never got (no report, sync or finish naming the job): offered again, to any node. */
+  private async requeueUnacknowledged(): Promise<void> {
+    for (const job of await this.d.jobs.requeueUnacknowledged(this.s.claimAckSeconds, BATCH)) {
+      this.d.logger.warn({ job: job.address, market: job.market_address }, `no acknowledgement of the claim within ${this.s.claimAckSeconds} s: back in the queue`);
+      this.d.events.changed(job);
+      this.d.waker.wake(job.market_address);
     }
   }
 

@@ -1,5 +1,7 @@
 import { Jobs1760000000100 } from './1760000000100-jobs';
 import { PageData1760000000200 } from './1760000000200-page-data';
+import { ClaimAck1760000000330 } from './1760000000330-claim-ack';
+import { ExtendRequests1760000000331 } from './1760000000331-extend-requests';
 
 /** Every migration of deployment-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [Jobs1760000000100, PageData1760000000200];
+export const migrations: (new () => unknown)[] = [Jobs1760000000100, PageData1760000000200, ClaimAck1760000000330, ExtendRequests1760000000331];

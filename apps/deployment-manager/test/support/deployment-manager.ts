@@ -3,6 +3,7 @@ import { Redis } from 'ioredis';
 import type { DataSource } from 'typeorm';
 import { remoteKeyValidator, type RemoteKeyValidator } from '@ocg/auth';
 import { createDataSource } from '@ocg/db';
+import { createRedis } from '@ocg/redis';
 import { createLogger, listen, type RunningServer } from '@ocg/http';
 import { captureLogs } from '@ocg/testing';
 import { buildApp, type DeploymentManagerSettings } from '../../src/app';
@@ -36,9 +37,10 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
   };
 }
 
-export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}): Promise<TestDeploymentManager> {
+/** `redisUrl`: a Redis of the service's own (e.g. one the test stops), instead of the managers' one. */
+export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, opts: { redisUrl?: string } = {}): Promise<TestDeploymentManager> {
   const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
-  const redis = new Redis(m.redisUrl);
+  const redis = opts.redisUrl ? createRedis(opts.redisUrl, { onError: () => undefined }) : new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
   const logs = captureLogs();

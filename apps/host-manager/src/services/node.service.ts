@@ -84,8 +84,9 @@ export class NodeService {
 
   private async records(nodes: NodeEntity[]): Promise<NodeRecord[]> {
     const present = await this.presence.present(nodes.map((n) => n.address));
-    // Without Redis, a node seen within the TTL counts as online (heartbeats then write lastSeenAt every time).
-    const cutoff = Date.now() - this.presence.ttlSeconds * 1000;
+    // Without Redis, a node seen within the TTL counts as online (heartbeats then write lastSeenAt every time);
+    // lastSeenAt may lag a live node by the write interval (written that rarely while Redis was up).
+    const cutoff = Date.now() - this.presence.lastSeenLagSeconds * 1000;
     const online = (n: NodeEntity) => (present ? present.has(n.address) : (n.lastSeenAt?.getTime() ?? 0) >= cutoff);
     return nodes.map((n) => toNodeRecord(n, n.market, online(n) ? 'ONLINE' : 'OFFLINE'));
   }

@@ -48,6 +48,11 @@ export class NodePresence {
     }
   }
 
+  /** How old lastSeenAt may be for a node that is still alive: the TTL plus the interval between writes. */
+  get lastSeenLagSeconds(): number {
+    return this.ttlSeconds + this.writeIntervalSeconds;
+  }
+
   /** A heartbeat every third of the TTL survives two lost ones. */
   get heartbeatIntervalSeconds(): number {
     return Math.max(1, Math.floor(this.ttlSeconds / 3));

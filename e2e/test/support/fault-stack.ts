@@ -1,0 +1,175 @@
+/**
+ * The whole control plane as separate processes on a Postgres and a Redis of
+ * the test's own, and a real node agent on the local Docker engine, each of
+ * which the fault-injection suite can kill -9, stop and start again on the
+ * same port (other processes reach each other by URL).
+ */
+import { request } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import Docker from 'dockerode';
+import { generateApiKey } from '@ocg/auth';
+import {
+  freePort,
+  launchServices,
+  startEphemeralPostgres,
+  startEphemeralRedis,
+  startTsProcess,
+  STACK_SERVICES,
+  waitFor,
+  type EphemeralServer,
+  type ManagedProcess,
+} from '@ocg/testing';
+
+const root = resolve(__dirname, '../../..');
+export const NODE_DOMAIN = 'nodes.faults.test';
+const INTERNAL_TOKEN = 'internal-token-of-the-fault-injection-suite';
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+}
+
+export class FaultStack {
+  readonly adminKey = generateApiKey();
+  readonly lines: string[] = [];
+  readonly ports: Record<string, number> = {};
+  readonly processes = new Map<string, ManagedProcess>();
+  readonly nodeId = `t-faults-${randomBytes(3).toString('hex')}`;
+  readonly nodeKey = randomBytes(32).toString('hex');
+  agentEnv: Record<string, string> = {};
+
+  private constructor(
+    readonly postgres: EphemeralServer,
+    readonly redis: EphemeralServer,
+  ) {}
+
+  static async start(): Promise<FaultStack> {
+    const stack = new FaultStack(await startEphemeralPostgres(), await startEphemeralRedis());
+    for (const s of [...STACK_SERVICES.map((x) => x.name), 'agent-api', 'agent-ingress']) stack.ports[s] = await freePort();
+    for (const s of STACK_SERVICES) await stack.startService(s.name);
+    return stack;
+  }
+
+  url(service: string): string {
+    return `http://127.0.0.1:${this.ports[service]}`;
+  }
+
+  get gateway(): string {
+    return this.url('gateway');
+  }
+
+  /** Starts (or starts again) one service on its port and waits for its /readyz. */
+  async startService(name: string): Promise<void> {
+    const urls = { CLIENT_MANAGER_URL: this.url('client-manager'), HOST_MANAGER_URL: this.url('host-manager'), DEPLOYMENT_MANAGER_URL: this.url('deployment-manager') };
+    const launched = await launchServices({
+      only: [name],
+      databaseUrl: this.postgres.url,
+      redisUrl: this.redis.url,
+      ports: { [name]: this.ports[name] },
+      logLevel: 'warn',
+      env: { MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: this.adminKey, INTERNAL_TOKEN, NODE_DOMAIN },
+      // Per service, so they win over the launcher's own (which knows only the services it starts in this call).
+      serviceEnv: { [name]: { ...urls, ...(name === 'deployment-manager' ? { SWEEP_INTERVAL_MS: '1000' } : {}) } },
+      onLine: (line) => this.lines.push(line),
+    });
+    this.processes.set(name, launched.processes.get(name)!);
+  }
+
+  /** kill -9: no shutdown hook runs. */
+  async kill(name: string): Promise<void> {
+    const proc = this.processes.get(name)!;
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+  }
+
+  async startAgent(market: string, joinToken: string): Promise<void> {
+    this.agentEnv = {
+      CONTROL_PLANE_URL: this.gateway,
+      MARKET: market,
+      JOIN_TOKEN: joinToken,
+      NODE_KEY: this.nodeKey,
+      NODE_ID: this.nodeId,
+      API_PORT: String(this.ports['agent-api']),
+      INGRESS_PORT: String(this.ports['agent-ingress']),
+      NODE_DOMAIN,
+      NODE_GPUS: 'false',
+      LOG_LEVEL: 'info',
+      CONTAINER_MEMORY_MB: '128',
+      STOP_GRACE_SECONDS: '1',
+      HEALTH_STARTUP_INTERVAL_MS: '200',
+      HEALTH_CONTINUOUS_INTERVAL_MS: '500',
+      CLAIM_WAIT_SECONDS: '5',
+    };
+    await this.restartAgent();
+  }
+
+  /** The agent with the same key, id and ports: it adopts the containers its predecessor left. */
+  async restartAgent(): Promise<void> {
+    const lines: string[] = [];
+    const proc = startTsProcess('node-agent', resolve(root, 'apps/node-agent/src/main.ts'), this.agentEnv, 4, (line) => {
+      lines.push(line);
+      this.lines.push(line);
+    });
+    this.processes.set('node-agent', proc);
+    let exited = false;
+    void proc.exited.then(() => (exited = true));
+    await waitFor(
+      () => {
+        if (exited) throw new Error(`node-agent exited:\n${lines.slice(-20).join('\n')}`);
+        return lines.some((l) => l.includes('node agent in control-plane mode'));
+      },
+      { timeoutMs: 60_000, intervalMs: 100, what: 'the node agent to start' },
+    );
+  }
+
+  /** A JSON call to the gateway. */
+  async call<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const res = await fetch(`${this.gateway}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // not JSON
+    }
+    return { status: res.status, body: parsed as T };
+  }
+
+  /** GET / of a job's public host through the gateway: the status and body, or 0 when nothing answered within 3 s. */
+  endpoint(job: string): Promise<{ status: number; body: string }> {
+    return new Promise((done) => {
+      const req = request(`${this.gateway}/`, { headers: { host: `${job.toLowerCase()}.${NODE_DOMAIN}` }, timeout: 3000 }, (res) => {
+        let body = '';
+        res.on('data', (c: Buffer) => (body += c.toString()));
+        res.on('end', () => done({ status: res.statusCode ?? 0, body }));
+        res.on('error', () => done({ status: 0, body: '' }));
+      });
+      req.on('timeout', () => req.destroy());
+      req.on('error', () => done({ status: 0, body: '' }));
+      req.end();
+    });
+  }
+
+  async stop(): Promise<void> {
+    const order = ['node-agent', 'gateway', 'deployment-manager', 'host-manager', 'client-manager'];
+    for (const name of order) await this.processes.get(name)?.stop().catch(() => undefined);
+    await removeNodeObjects(this.nodeId);
+    await this.redis.dispose();
+    await this.postgres.dispose();
+  }
+}
+
+/** Every container, network and volume of this suite's node id (by label), nothing else. */
+async function removeNodeObjects(nodeId: string): Promise<void> {
+  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+  const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+}

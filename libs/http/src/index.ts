@@ -31,4 +31,6 @@ export * from './config';
 export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
-export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget } from './forward';
+export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded } from './forward';
+export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
+export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';

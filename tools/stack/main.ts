@@ -71,7 +71,8 @@ async function main(): Promise<void> {
     ports,
     https: ['gateway'],
     logLevel: process.env.LOG_LEVEL,
-    env: { ...secrets, NODE_DOMAIN },
+    // The demo node's ingress is on loopback, which the gateway refuses by default.
+    env: { ...secrets, NODE_DOMAIN, ALLOW_PRIVATE_INGRESS: 'true' },
     serviceEnv: {
       gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: String(httpPort) },
       'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(httpsPort) },

@@ -3,13 +3,17 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
-import { isSaneRequestId } from '@ocg/http';
+import { BlockList } from 'node:net';
+import { guardUpgradeSocket, isSaneRequestId, refuseUpgrade } from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
 import { serveDocs } from './docs';
 import type { Ingress } from './ingress';
 import type { Pages } from './pages';
+import { forwardedOf } from './forwarded';
+import type { RateLimiter } from './rate-limits';
+import { servePageLimited } from './page-limit';
 
 export interface GatewayOptions {
   logger: Logger;
@@ -22,6 +26,10 @@ export interface GatewayOptions {
   ingress?: Ingress;
   /** Job and market pages for browsers at `GET /jobs/{job}` and `GET /markets/{market}`; without it those are the API only. */
   pages?: Pages;
+  /** Peers whose `X-Forwarded-*` are believed (TRUSTED_PROXIES); default none: the socket's address is the client's. */
+  trustedProxies?: BlockList;
+  /** Page views per client address. */
+  pageLimit?: RateLimiter;
 }
 
 export interface Gateway {
@@ -45,6 +53,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
   const documentText = Buffer.from(JSON.stringify(opts.document));
   const { logger } = opts;
+  const trusted = opts.trustedProxies ?? new BlockList();
 
   const own = async (path: string, res: http.ServerResponse, requestId: string): Promise<boolean> => {
     if (path === '/healthz') sendJson(res, 200, { status: 'ok' });
@@ -82,12 +91,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {
-      opts.pages.serve(page, res, requestId);
+      servePageLimited(opts.pages, page, res, requestId, forwardedOf(req, trusted).for, opts.pageLimit);
       return;
     }
     const route = routes.match(req.method ?? 'GET', path);
     if (route) {
-      proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger);
+      proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
       return;
     }
     own(path, res, requestId)
@@ -105,8 +114,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
   return {
     handle,
     upgrade: (req, socket, head) => {
+      // Before anything else: a client that resets the connection from here on must not end the process.
+      guardUpgradeSocket(socket);
+      req.headers['x-request-id'] = requestIdFor(req);
       if (opts.ingress?.matches(req.headers.host)) opts.ingress.upgrade(req, socket, head);
-      else socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
+      else refuseUpgrade(socket, 404);
     },
     close: () => {
       for (const upstream of upstreams.values()) upstream.agent.destroy();

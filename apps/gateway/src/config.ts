@@ -1,5 +1,19 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@ocg/http';
+import { env, parseCidrList, parseConfig } from '@ocg/http';
+
+const flag = () => z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1');
+const cidrs = () =>
+  z
+    .string()
+    .default('')
+    .superRefine((text, ctx) => {
+      try {
+        parseCidrList(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+      }
+    });
+const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 const schema = z.object({
   HOST: env.host(),
@@ -18,8 +32,24 @@ const schema = z.object({
   NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
   /** The service-to-service credential; the ingress and the job and market pages need it to look things up. */
   INTERNAL_TOKEN: z.string().min(16).optional(),
-  /** How long a job's route is reused: a stopped job is taken down within this. */
+  /** How long a job's route is used before it is looked up again (job ends also arrive at once through Redis). */
   INGRESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+  /** How long the last known route of a running job is served while deployment-manager, host-manager, Postgres or Redis cannot answer. */
+  INGRESS_STALE_MS: z.coerce.number().int().min(0).default(600_000),
+  /** How long "no such job or node" and failed lookups are remembered (at most one lookup per host per this). */
+  INGRESS_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(1000),
+  /** Let node ingress URLs lead to loopback, private, link-local and reserved addresses (the local stack, tests). */
+  ALLOW_PRIVATE_INGRESS: flag(),
+  /** Ranges node ingress URLs may lead to although private (an operator's own node network), e.g. `10.20.0.0/16`. */
+  INGRESS_ALLOW_CIDRS: cidrs(),
+  /** PEM file of CA certificates trusted for https:// node ingress URLs, besides the system's. */
+  INGRESS_CA_FILE: z.string().min(1).optional(),
+  /** Load balancers and proxies in front of the gateway whose X-Forwarded-For/-Proto/-Host are believed (CIDR list). Default: none. */
+  TRUSTED_PROXIES: cidrs(),
+  /** Per client address and minute: lookups of job and node hosts the gateway does not know yet (0: no limit). */
+  INGRESS_LOOKUPS_PER_MINUTE: rate(60),
+  /** Per client address and minute: job and market page views (0: no limit). */
+  PAGE_VIEWS_PER_MINUTE: rate(120),
   /** A node ingress that sends nothing for this long is given up on. */
   INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
   /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */

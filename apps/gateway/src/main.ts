@@ -1,29 +1,55 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { createLogger, listen, onShutdown, runMain, type RunningServer } from '@ocg/http';
-import { createRedis } from '@ocg/redis';
+import { createAddressPolicy, createLogger, listen, onShutdown, parseCidrList, runMain, type RunningServer } from '@ocg/http';
+import { createRedis, redisKeys, subscribeJson } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
 import { redirectToHttps } from './redirect';
 import { createIngress } from './ingress';
 import { IngressResolver } from './ingress/resolver';
 import { createPages } from './pages';
+import { RateLimiter } from './rate-limits';
 
 runMain('gateway', async () => {
   const config = loadConfig();
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
-  const ingress = config.INTERNAL_TOKEN
+  // Pub/sub needs a connection of its own; ioredis subscribes again after Redis comes back.
+  const subscriber = createRedis(config.REDIS_URL, { name: 'gateway-routes' });
+  const trustedProxies = parseCidrList(config.TRUSTED_PROXIES);
+  const resolver = config.INTERNAL_TOKEN
+    ? new IngressResolver({
+        deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL,
+        hostManagerUrl: config.HOST_MANAGER_URL,
+        internalToken: config.INTERNAL_TOKEN,
+        cacheMs: config.INGRESS_CACHE_MS,
+        staleMs: config.INGRESS_STALE_MS,
+        negativeMs: config.INGRESS_NEGATIVE_CACHE_MS,
+      })
+    : undefined;
+  if (resolver) {
+    const onChange = (change: { job?: unknown; status?: unknown }) => {
+      if (typeof change?.job === 'string' && typeof change.status === 'string') resolver.apply({ job: change.job, status: change.status });
+    };
+    // Redis down at start: keep trying (once subscribed, ioredis subscribes again after each reconnect).
+    const subscribe = (): void =>
+      void subscribeJson(subscriber, redisKeys.jobRoutes(), onChange).catch((err: Error) => {
+        logger.warn({ err: err.message }, 'job route changes not subscribed yet; retrying (routes are revalidated every INGRESS_CACHE_MS meanwhile)');
+        subscriber.removeAllListeners('message'); // this connection is ours alone; the retry adds the listener again
+        setTimeout(subscribe, 2000).unref();
+      });
+    subscribe();
+  }
+  const ingress = resolver
     ? createIngress({
         nodeDomain: config.NODE_DOMAIN,
         timeoutMs: config.INGRESS_TIMEOUT_MS,
         logger,
-        resolver: new IngressResolver({
-          deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL,
-          hostManagerUrl: config.HOST_MANAGER_URL,
-          internalToken: config.INTERNAL_TOKEN,
-          cacheMs: config.INGRESS_CACHE_MS,
-        }),
+        resolver,
+        policy: createAddressPolicy({ allowPrivate: config.ALLOW_PRIVATE_INGRESS, allowCidrs: config.INGRESS_ALLOW_CIDRS }),
+        ca: config.INGRESS_CA_FILE ? readFileSync(config.INGRESS_CA_FILE) : undefined,
+        trustedProxies,
+        lookupLimit: new RateLimiter(redis, 'gateway-lookups', { limit: config.INGRESS_LOOKUPS_PER_MINUTE, windowSeconds: 60 }, logger),
       })
     : undefined;
   if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts, job and market pages are not served');
@@ -39,6 +65,8 @@ runMain('gateway', async () => {
     upstreams: upstreamsOf(config),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     upstreamMaxSockets: config.UPSTREAM_MAX_SOCKETS,
+    trustedProxies,
+    pageLimit: new RateLimiter(redis, 'gateway-pages', { limit: config.PAGE_VIEWS_PER_MINUTE, windowSeconds: 60 }, logger),
   });
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
@@ -53,5 +81,6 @@ runMain('gateway', async () => {
     await Promise.all(servers.map((s) => s.close()));
     gateway.close();
     redis.disconnect();
+    subscriber.disconnect();
   });
 });

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { createAddressPolicy, createLogger, listen, type RunningServer } from '@ocg/http';
 import { freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { createIngress } from '../src/ingress';
@@ -75,7 +75,8 @@ describe('gateway ingress by host', () => {
       nodeDomain: 'nodes.example.test',
       timeoutMs: 5000,
       logger,
-      resolver: new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: CACHE_MS }),
+      policy: createAddressPolicy({ allowPrivate: true }),
+      resolver: new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: CACHE_MS, negativeMs: CACHE_MS }),
     });
     gateway = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
     server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
@@ -162,6 +163,7 @@ describe('gateway ingress by host', () => {
       nodeDomain: 'nodes.example.test',
       timeoutMs: 1000,
       logger,
+      policy: createAddressPolicy({ allowPrivate: true }),
       resolver: new IngressResolver({ deploymentManagerUrl: `http://127.0.0.1:${port}`, hostManagerUrl: `http://127.0.0.1:${port}`, internalToken: TOKEN, cacheMs: 0 }),
     });
     const down = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });

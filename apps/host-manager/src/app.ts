@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { buildServiceApp, type Logger } from '@ocg/http';
+import { buildServiceApp, createAddressPolicy, type Logger } from '@ocg/http';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
@@ -26,7 +26,8 @@ import { TemplateApplyService } from './services/template-apply.service';
 export type HostManagerSettings = Pick<
   HostManagerConfig,
   'INTERNAL_TOKEN' | 'NODE_PRESENCE_TTL_SECONDS' | 'NODE_LAST_SEEN_WRITE_SECONDS' | 'NODE_SIGNATURE_MAX_AGE_SECONDS' | 'BENCHMARK_APPLY_LOCK_TIMEOUT_MS'
->;
+> &
+  Partial<Pick<HostManagerConfig, 'ALLOW_PRIVATE_INGRESS' | 'INGRESS_ALLOW_CIDRS'>>;
 
 export interface HostManagerDeps {
   logger: Logger;
@@ -42,7 +43,8 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   authentication.use(createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS }));
   const markets = new MarketService(db);
   const presence = new NodePresence(redis, settings.NODE_PRESENCE_TTL_SECONDS, settings.NODE_LAST_SEEN_WRITE_SECONDS, logger);
-  const nodes = new NodeService(db, markets, presence);
+  const ingressPolicy = createAddressPolicy({ allowPrivate: settings.ALLOW_PRIVATE_INGRESS, allowCidrs: settings.INGRESS_ALLOW_CIDRS });
+  const nodes = new NodeService(db, markets, presence, ingressPolicy);
   iocContainer
     .register(MarketsController, new MarketsController(markets))
     .register(InternalMarketsController, new InternalMarketsController(markets, nodes))

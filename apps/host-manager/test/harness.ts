@@ -53,7 +53,7 @@ export async function startHostManager(overrides: Partial<HostManagerSettings> =
   const keys = remoteKeyValidator({ clientManagerUrl: clientManager.urls['client-manager'], redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
   const logs = captureLogs();
-  const settings = { ...loadConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, INTERNAL_TOKEN }), ...overrides };
+  const settings = { ...loadConfig({ DATABASE_URL: database.url, REDIS_URL: redisUrl, INTERNAL_TOKEN, ALLOW_PRIVATE_INGRESS: 'true' }), ...overrides };
   const logger = createLogger({ service: 'host-manager', destination: logs.stream });
   const server: RunningServer = await listen(buildApp({ logger, db, redis, keys, settings }), { host: '127.0.0.1', port: 0 });
 

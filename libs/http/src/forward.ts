@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
@@ -11,18 +12,41 @@ export interface ForwardTarget {
   agent: http.Agent;
   /** Keep the caller's Host (the node's ingress routes by it); otherwise the target's. */
   preserveHost?: boolean;
+  /**
+   * The `x-forwarded-*` values to send, replacing whatever the caller sent (the
+   * edge sets them: see `forwardedOf`). Absent: the caller's are kept and its
+   * address is appended to `x-forwarded-for` (a hop behind a trusted edge).
+   */
+  forwarded?: Forwarded;
 }
+
+export interface Forwarded {
+  for: string;
+  host: string;
+  proto: string;
+}
+
+/** Client-sent claims about earlier hops, dropped when the edge states its own (`ForwardTarget.forwarded`). */
+const FORWARDING_CLAIMS = new Set(['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip']);
 
 function forwardHeaders(req: http.IncomingMessage, requestId: string, target: ForwardTarget): http.OutgoingHttpHeaders {
   const headers: http.OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (!HOP_BY_HOP.has(name) && value !== undefined && !name.startsWith(INTERNAL_HEADER_PREFIX)) headers[name] = value;
+    if (HOP_BY_HOP.has(name) || value === undefined || name.startsWith(INTERNAL_HEADER_PREFIX)) continue;
+    if (target.forwarded && FORWARDING_CLAIMS.has(name)) continue;
+    headers[name] = value;
   }
-  const remote = req.socket.remoteAddress ?? '';
-  const prior = req.headers['x-forwarded-for'];
-  headers['x-forwarded-for'] = prior ? `${prior}, ${remote}` : remote;
-  headers['x-forwarded-host'] ??= req.headers.host ?? '';
-  headers['x-forwarded-proto'] ??= 'encrypted' in req.socket ? 'https' : 'http';
+  if (target.forwarded) {
+    headers['x-forwarded-for'] = target.forwarded.for;
+    headers['x-forwarded-host'] = target.forwarded.host;
+    headers['x-forwarded-proto'] = target.forwarded.proto;
+  } else {
+    const remote = req.socket.remoteAddress ?? '';
+    const prior = req.headers['x-forwarded-for'];
+    headers['x-forwarded-for'] = prior ? `${prior}, ${remote}` : remote;
+    headers['x-forwarded-host'] ??= req.headers.host ?? '';
+    headers['x-forwarded-proto'] ??= 'encrypted' in req.socket ? 'https' : 'http';
+  }
   if (requestId) headers['x-request-id'] = requestId;
   if (!target.preserveHost) headers.host = target.url.host;
   return headers;
@@ -42,7 +66,8 @@ export function forward(
   timeoutMs: number,
   onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
 ): void {
-  const outgoing = http.request({
+  // An https target needs https.request (and an https.Agent): http.request throws on the protocol.
+  const outgoing = (target.url.protocol === 'https:' ? https : http).request({
     agent: target.agent,
     protocol: target.url.protocol,
     hostname: target.url.hostname,

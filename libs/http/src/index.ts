@@ -31,5 +31,7 @@ export * from './config';
 export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
-export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget } from './forward';
+export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded } from './forward';
+export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
+export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';

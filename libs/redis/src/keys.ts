@@ -24,6 +24,11 @@ export const redisKeys = {
   nodePresence: (nodeAddress: string) => key('node', 'presence', nodeAddress),
   /** Pub/sub channel of one job's events (state changes, op states, endpoint readiness). */
   jobEvents: (jobId: string) => key('job', 'events', jobId),
+  /**
+   * Pub/sub channel of job route changes, `{job, status, node}` (JobRouteRecord): the gateway
+   * drops a job host's route when its job leaves RUNNING (or moves) without waiting for its cache.
+   */
+  jobRoutes: () => key('job', 'routes'),
   /** Pub/sub channel that wakes the node pollers of a market when a job is queued. */
   marketJobsQueued: (marketAddress: string) => key('market', 'jobs-queued', marketAddress),
 };

@@ -1,11 +1,18 @@
 import http from 'node:http';
+import https from 'node:https';
+import { rootCertificates } from 'node:tls';
+import { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
-import httpProxy from 'http-proxy';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import { createAddressPolicy, createWsProxy, forward, guardedLookup, guardUpgradeSocket, INTERNAL_HEADER_PREFIX, refuseUpgrade, urlRefusal, type AddressPolicy, type Forwarded } from '@ocg/http';
+import { forwardedOf } from '../forwarded';
+import type { RateLimiter } from '../rate-limits';
+import { sendError } from '../respond';
 import { parseIngressHost } from './host';
-import type { IngressResolver, IngressTarget } from './resolver';
-import { sendNotFoundPage, sendUnavailablePage } from './pages';
-import { forward } from '@ocg/http';
+import { isNodeApiRoute } from './node-routes';
+import { LookupRefused, type IngressResolver, type IngressTarget } from './resolver';
+import { sendNotFoundPage, sendTooManyPage, sendUnavailablePage } from './pages';
 
 export interface IngressOptions {
   nodeDomain: string;
@@ -13,6 +20,14 @@ export interface IngressOptions {
   logger: Logger;
   /** A node ingress silent this long is given up on. */
   timeoutMs: number;
+  /** Which addresses a node's ingress URL may lead to; default: public addresses only. */
+  policy?: AddressPolicy;
+  /** Extra CA certificates (PEM) trusted for `https://` ingress URLs, besides the system's. */
+  ca?: string | Buffer;
+  /** Peers whose `X-Forwarded-*` are believed (TRUSTED_PROXIES); default none. */
+  trustedProxies?: BlockList;
+  /** Per client address: lookups of hosts the gateway does not know yet. */
+  lookupLimit?: RateLimiter;
 }
 
 export interface Ingress {
@@ -23,69 +38,107 @@ export interface Ingress {
   close(): void;
 }
 
+type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
+
 /**
  * Job and node hosts: `https://<job>[-<port>|-<opIndex>-<port>].<node domain>`
  * and `<node address>.<node domain>`, proxied (streamed, WebSockets included)
  * to the ingress of the node running the job, with the Host header unchanged
  * so the node picks the op and port from it. A job that is not running, or
  * not known, gets the not-found page; the node answers 404 itself until the
- * endpoint is ready and 503 while a continuous health check fails.
+ * endpoint is ready and 503 while a continuous health check fails. Node
+ * hosts reach the node API's routes only. Ingress URLs are the nodes' own
+ * word, so they are checked against `policy` before every connection
+ * (literal addresses here, names as they resolve: ADR 0011).
  */
 export function createIngress(opts: IngressOptions): Ingress {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 512, scheduling: 'lifo' });
-  // WebSockets only: plain requests go through `forward`, which is several times faster than http-proxy here.
-  const proxy = httpProxy.createProxyServer({ agent, xfwd: true, proxyTimeout: opts.timeoutMs, ws: true });
-  const targets = new Map<string, URL>();
-  const urlOf = (ingressUrl: string): URL => {
-    let url = targets.get(ingressUrl);
-    if (!url) targets.set(ingressUrl, (url = new URL(ingressUrl)));
-    return url;
+  const policy = opts.policy ?? createAddressPolicy();
+  const lookup = guardedLookup(policy);
+  const common = { keepAlive: true, maxSockets: 512, scheduling: 'lifo' as const, lookup };
+  const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca: opts.ca ? [...rootCertificates, opts.ca] : undefined }) };
+  const wsProxy = createWsProxy();
+  const trusted = opts.trustedProxies ?? new BlockList();
+  // Parsed and checked once per ingress URL (a node's URL changes only when it registers again).
+  const checked = new LRUCache<string, { url?: URL; refusal?: string }>({ max: 10_000 });
+  const check = (ingressUrl: string) => {
+    let hit = checked.get(ingressUrl);
+    if (!hit) {
+      const refusal = urlRefusal(ingressUrl, policy);
+      checked.set(ingressUrl, (hit = refusal ? { refusal } : { url: new URL(ingressUrl) }));
+    }
+    return hit;
   };
   const { logger } = opts;
 
-  const targetOf = async (host: string | undefined): Promise<IngressTarget> => {
+  const resolve = async (host: string | undefined, client: string): Promise<Resolved> => {
     const parsed = parseIngressHost(host, opts.nodeDomain);
-    return parsed ? opts.resolver.resolve(parsed.address) : { kind: 'unknown' };
+    if (!parsed) return { target: { kind: 'unknown' } };
+    const target = await opts.resolver.resolve(parsed.address, async () => {
+      const decision = await opts.lookupLimit?.check(client);
+      return decision && !decision.allowed ? new LookupRefused(decision.retryAfterSeconds) : undefined;
+    });
+    return target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target };
+  };
+
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, forwarded: Forwarded, r: Resolved): void => {
+    const { target } = r;
+    if (target.kind === 'node' && !isNodeApiRoute(req.method, req.url)) {
+      return sendError(res, 404, 'NotFoundError', 'NOT_FOUND', `no node API operation at ${req.method} ${(req.url ?? '/').split('?')[0]}`, requestId);
+    }
+    if (target.kind === 'node-offline') return sendError(res, 503, 'ServiceUnavailableError', 'NODE_OFFLINE', 'This node has not been seen recently; it serves nothing until it is back', requestId);
+    if (target.kind === 'not-ready') {
+      return sendNotFoundPage(res, req.headers.host ?? '', target.status === 'QUEUED' ? 'The job is queued and waits for a node.' : `The job is ${target.status.toLowerCase()}.`, requestId);
+    }
+    if (target.kind === 'unknown') return sendNotFoundPage(res, req.headers.host ?? '', 'No job or node has this address.', requestId);
+    if (!r.url) {
+      logger.warn({ requestId, target: target.ingressUrl, refusal: r.refusal }, 'node ingress URL refused');
+      return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
+    }
+    const agent = r.url.protocol === 'https:' ? agents.https : agents.http;
+    forward(req, res, { url: r.url, agent, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
+      logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
+      sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);
+    });
   };
 
   return {
     matches: (host) => parseIngressHost(host, opts.nodeDomain) !== undefined,
     handle(req, res, requestId) {
-      req.headers['x-request-id'] = requestId;
-      targetOf(req.headers.host).then(
-        (target) => {
-          if (target.kind === 'job' || target.kind === 'node') {
-            forward(req, res, { url: urlOf(target.ingressUrl), agent, preserveHost: true }, requestId, opts.timeoutMs, (err) => {
-              logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
-              sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);
-            });
-          } else if (target.kind === 'not-ready') {
-            sendNotFoundPage(res, req.headers.host ?? '', target.status === 'QUEUED' ? 'The job is queued and waits for a node.' : `The job is ${target.status.toLowerCase()}.`, requestId);
-          } else {
-            sendNotFoundPage(res, req.headers.host ?? '', 'No job or node has this address.', requestId);
-          }
-        },
+      const forwarded = forwardedOf(req, trusted);
+      resolve(req.headers.host, forwarded.for).then(
+        (r) => serve(req, res, requestId, forwarded, r),
         (err: Error) => {
+          if (err instanceof LookupRefused) return sendTooManyPage(res, err.retryAfterSeconds, requestId);
           logger.warn({ requestId, err: err.message }, 'ingress lookup failed');
           sendUnavailablePage(res, 'Job routing is unavailable right now; try again shortly.', requestId);
         },
       );
     },
     upgrade(req, socket, head) {
-      targetOf(req.headers.host).then(
-        (target) => {
-          if (target.kind !== 'job' && target.kind !== 'node') {
-            socket.end('HTTP/1.1 404 Not Found\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
-            return;
+      guardUpgradeSocket(socket);
+      const forwarded = forwardedOf(req, trusted);
+      resolve(req.headers.host, forwarded.for).then(
+        ({ target, url }) => {
+          if (socket.destroyed) return;
+          if (target.kind !== 'job') return refuseUpgrade(socket, target.kind === 'node-offline' ? 503 : 404);
+          if (!url) return refuseUpgrade(socket, 503);
+          const requestId = String(req.headers['x-request-id'] ?? '');
+          // What `forward` drops from plain requests: internal credentials and the client's own claims about hops.
+          for (const name of Object.keys(req.headers)) {
+            if (name.startsWith(INTERNAL_HEADER_PREFIX) || name === 'forwarded' || name.startsWith('x-forwarded-') || name === 'x-real-ip') delete req.headers[name];
           }
-          proxy.ws(req, socket, head, { target: target.ingressUrl }, () => socket.destroy());
+          const headers = { 'x-forwarded-for': forwarded.for, 'x-forwarded-host': forwarded.host, 'x-forwarded-proto': forwarded.proto, ...(requestId ? { 'x-request-id': requestId } : {}) };
+          wsProxy.proxy(req, socket, head, { url: url.href, agent: url.protocol === 'https:' ? agents.https : agents.http, headers }, (err) =>
+            logger.debug({ err: err.message, target: target.ingressUrl }, 'websocket to node ingress failed'),
+          );
         },
-        () => socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\ncontent-length: 0\r\n\r\n'),
+        (err: Error) => refuseUpgrade(socket, err instanceof LookupRefused ? 429 : 503),
       );
     },
     close() {
-      proxy.close();
-      agent.destroy();
+      wsProxy.close();
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }

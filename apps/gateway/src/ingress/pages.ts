@@ -28,3 +28,10 @@ export function sendUnavailablePage(res: http.ServerResponse, detail: string, re
   res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '5', 'x-request-id': requestId });
   res.end(html);
 }
+
+/** Too many lookups of hosts the gateway did not know, from one client. */
+export function sendTooManyPage(res: http.ServerResponse, retryAfterSeconds: number, requestId: string): void {
+  const html = page('Too many requests', `<h1>Too many requests</h1><p>Too many unknown addresses were asked for from your address; try again in ${retryAfterSeconds} s.</p>`);
+  res.writeHead(429, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': String(retryAfterSeconds), 'x-request-id': requestId });
+  res.end(html);
+}

@@ -1,55 +1,163 @@
+import { LRUCache } from 'lru-cache';
+
 /** Where a job or node host is served from, or why it is not. */
 export type IngressTarget =
   | { kind: 'job'; job: string; ingressUrl: string }
   | { kind: 'node'; node: string; ingressUrl: string }
   | { kind: 'not-ready'; job: string; status: string }
+  | { kind: 'node-offline'; node: string }
   | { kind: 'unknown' };
 
 export interface IngressResolverOptions {
   deploymentManagerUrl: string;
   hostManagerUrl: string;
   internalToken: string;
-  /** How long an answer is reused; short, so a stopped job is taken down within it. */
+  /** How long a route is used before it is looked up again (in the background while it is served). */
   cacheMs: number;
+  /** How long the last known route of a running job is served while the control plane cannot answer. */
+  staleMs?: number;
+  /** How long "no such job", "not running" and a failed lookup are remembered: at most one lookup per host per this. */
+  negativeMs?: number;
+  /** How long a request waits for the revalidation of a known route before the known one is used. */
+  revalidateMs?: number;
+  /** Per lookup request. */
   timeoutMs?: number;
+  /** Routes remembered (least recently used go first). */
+  maxEntries?: number;
 }
 
-interface Cached {
-  at: number;
-  target: Promise<IngressTarget>;
+/** A lookup the caller's rate limit refused (the ingress answers 429). */
+export class LookupRefused extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('too many lookups of unknown hosts');
+  }
 }
+
+interface Entry {
+  target: IngressTarget;
+  at: number;
+}
+
+interface Failure {
+  at: number;
+  err: Error;
+}
+
+const routable = (t: IngressTarget): boolean => t.kind === 'job' || t.kind === 'node';
 
 /**
  * Resolves the address of a job or node host through the internal routes of
  * deployment-manager (job → its node) and host-manager (node → its ingress
- * URL), with a short cache shared by concurrent requests.
+ * URL). The data plane outlives the control plane (ADR 0010): a route found
+ * once is served, and refreshed in the background, for up to `staleMs`
+ * while those services, Postgres or Redis cannot answer; job route changes
+ * arrive through Redis (`apply`), and everything else is revalidated every
+ * `cacheMs`. Unknown hosts and failures are remembered for `negativeMs`, and
+ * concurrent requests share one lookup, so a flood of hosts costs the
+ * control plane at most one lookup per host per `negativeMs`. Every cache is
+ * a bounded LRU.
  */
 export class IngressResolver {
-  private readonly cache = new Map<string, Cached>();
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly failures: LRUCache<string, Failure>;
+  private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
+  /** Lookups sent to the control plane (tests and metrics read it). */
+  lookups = 0;
 
-  constructor(private readonly opts: IngressResolverOptions) {}
+  constructor(private readonly opts: IngressResolverOptions) {
+    const max = opts.maxEntries ?? 50_000;
+    this.entries = new LRUCache({ max });
+    this.failures = new LRUCache({ max });
+    this.inflight = new LRUCache({ max });
+  }
 
-  resolve(address: string): Promise<IngressTarget> {
+  private get staleMs(): number {
+    return this.opts.staleMs ?? 600_000;
+  }
+
+  private get negativeMs(): number {
+    return this.opts.negativeMs ?? 1000;
+  }
+
+  /**
+   * The route of a host's address. `mayLookUp` is asked before a lookup the
+   * request would wait for (a rate limit per client); refusing throws
+   * LookupRefused. A lookup that fails throws unless a route is known.
+   */
+  async resolve(address: string, mayLookUp?: () => Promise<LookupRefused | undefined>): Promise<IngressTarget> {
+    const key = address.toLowerCase();
     const now = Date.now();
-    const hit = this.cache.get(address);
-    if (hit && now - hit.at < this.opts.cacheMs) return hit.target;
-    const target = this.lookup(address);
-    this.cache.set(address, { at: now, target });
-    // A failure is not remembered: the next request asks again.
-    target.catch(() => this.cache.delete(address));
-    if (this.cache.size > 10000) this.cache.delete(this.cache.keys().next().value as string);
-    return target;
+    const entry = this.entries.get(key);
+    if (entry && routable(entry.target) && now - entry.at < this.staleMs) {
+      if (now - entry.at < this.opts.cacheMs) return entry.target;
+      return this.revalidate(key, entry.target);
+    } else if (entry && now - entry.at < Math.max(this.negativeMs, this.opts.cacheMs)) {
+      return entry.target;
+    }
+    const failure = this.failures.get(key);
+    if (failure && now - failure.at < this.negativeMs) throw failure.err;
+    const pending = this.inflight.get(key);
+    if (pending) return pending;
+    const refused = await mayLookUp?.();
+    if (refused) throw refused;
+    return this.refresh(key);
+  }
+
+  /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, or somewhere else. */
+  apply(change: { job: string; status: string }): void {
+    const key = change.job.toLowerCase();
+    if (change.status === 'RUNNING') this.entries.delete(key);
+    else this.entries.set(key, { target: { kind: 'not-ready', job: change.job, status: change.status }, at: Date.now() });
+  }
+
+  /**
+   * A known route past `cacheMs`: looked up again, and the answer used when it
+   * comes within `revalidateMs`; a control plane that fails or is slow keeps
+   * the known route (the lookup finishes in the background).
+   */
+  private revalidate(key: string, known: IngressTarget): Promise<IngressTarget> {
+    const failure = this.failures.get(key);
+    if (failure && Date.now() - failure.at < this.negativeMs) return Promise.resolve(known);
+    const answer = this.inflight.get(key) ?? this.refresh(key);
+    let timer: NodeJS.Timeout | undefined;
+    const budget = new Promise<IngressTarget>((resolve) => (timer = setTimeout(() => resolve(known), this.opts.revalidateMs ?? 500)));
+    return Promise.race([answer.catch(() => known), budget]).finally(() => clearTimeout(timer));
+  }
+
+  private refresh(key: string): Promise<IngressTarget> {
+    const started = Date.now();
+    const pending = this.lookup(key).then(
+      (target) => {
+        // A pub/sub change that arrived meanwhile is newer than this answer.
+        const current = this.entries.get(key);
+        if (!current || current.at <= started) this.entries.set(key, { target, at: Date.now() });
+        this.failures.delete(key);
+        return current && current.at > started ? current.target : target;
+      },
+      (err: Error) => {
+        this.failures.set(key, { at: Date.now(), err });
+        const known = this.entries.get(key);
+        if (known && routable(known.target) && Date.now() - known.at < this.staleMs) return known.target;
+        throw err;
+      },
+    );
+    this.inflight.set(key, pending);
+    void pending.finally(() => this.inflight.delete(key)).catch(() => undefined);
+    return pending;
   }
 
   private async lookup(address: string): Promise<IngressTarget> {
+    this.lookups++;
     const job = await this.get<{ job: string; status: string; node: string | null }>(`${this.opts.deploymentManagerUrl}/internal/jobs/${encodeURIComponent(address)}`);
     if (job) {
       if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };
       const node = await this.get<{ ingressUrl: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(job.node)}`);
       return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
     }
-    const node = await this.get<{ address: string; ingressUrl: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(address)}`);
-    return node ? { kind: 'node', node: node.address, ingressUrl: node.ingressUrl } : { kind: 'unknown' };
+    const node = await this.get<{ address: string; ingressUrl: string; status?: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(address)}`);
+    if (!node) return { kind: 'unknown' };
+    // A node without presence (no heartbeat within its TTL) serves nothing: its address may be someone else's by now.
+    return node.status === 'OFFLINE' ? { kind: 'node-offline', node: node.address } : { kind: 'node', node: node.address, ingressUrl: node.ingressUrl };
   }
 
   /** The body of a 200, undefined for a 404; anything else throws (the caller answers 503). */

@@ -1,6 +1,6 @@
 import type { DataSource, Repository } from 'typeorm';
 import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
-import { ForbiddenError, NotFoundError, ValidationError } from '@ocg/http';
+import { createAddressPolicy, ForbiddenError, NotFoundError, urlRefusal, ValidationError, type AddressPolicy } from '@ocg/http';
 import { MarketEntity, NodeEntity } from '../entities';
 import { joinTokenMatches } from './join-token';
 import type { MarketService } from './market.service';
@@ -20,12 +20,15 @@ export class NodeService {
     db: DataSource,
     private readonly markets: MarketService,
     private readonly presence: NodePresence,
+    /** Where ingress URLs may lead (the gateway checks again when it connects, after DNS). */
+    private readonly ingressPolicy: AddressPolicy = createAddressPolicy(),
   ) {
     this.nodes = db.getRepository(NodeEntity);
   }
 
   /** Joins (or re-joins, e.g. after a restart or to move markets) the node whose key signed the request. */
   async register(address: string, body: RegisterNodeRequest): Promise<RegisterNodeResponse> {
+    checkIngressUrl(body.ingressUrl, this.ingressPolicy);
     const market = await this.markets.resolve(body.market);
     if (!joinTokenMatches(body.joinToken, market.joinTokenHash)) throw new ForbiddenError(`The join token is not the current one of market "${market.name}"`);
     checkGpus(market, body.specs);
@@ -94,6 +97,14 @@ export class NodeService {
   private timing() {
     return { heartbeatIntervalSeconds: this.presence.heartbeatIntervalSeconds, presenceTtlSeconds: this.presence.ttlSeconds };
   }
+}
+
+/** The gateway proxies to this URL for anyone: it must not lead into the operator's own network (ADR 0011). */
+function checkIngressUrl(ingressUrl: string, policy: AddressPolicy): void {
+  const refusal = urlRefusal(ingressUrl, policy);
+  if (!refusal) return;
+  const message = `${refusal}; the gateway only reaches public addresses unless its operator allows others (ALLOW_PRIVATE_INGRESS, INGRESS_ALLOW_CIDRS)`;
+  throw new ValidationError(`Validation failed: /ingressUrl: ${message}`, [{ path: '/ingressUrl', message }]);
 }
 
 function checkGpus(market: MarketEntity, specs: NodeSpecs): void {

@@ -13,9 +13,3 @@ export function sendPage(res: http.ServerResponse, status: keyof typeof PAGES): 
   res.writeHead(status, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 }
-
-/** The same answer for a WebSocket upgrade, before any handshake. */
-export function rejectUpgrade(socket: { end(data: string): void; destroy(): void }, status: keyof typeof PAGES): void {
-  const [title] = PAGES[status];
-  socket.end(`HTTP/1.1 ${status} ${title}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-}

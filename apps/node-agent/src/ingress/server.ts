@@ -1,11 +1,10 @@
 import http from 'node:http';
 import type { Duplex } from 'node:stream';
-import httpProxy from 'http-proxy';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor/executor';
 import { parseHost } from './host-rules';
-import { forward } from '@ocg/http';
-import { rejectUpgrade, sendPage } from './pages';
+import { createWsProxy, forward, guardUpgradeSocket, refuseUpgrade } from '@ocg/http';
+import { sendPage } from './pages';
 
 export interface IngressOptions {
   executor: Executor;
@@ -34,16 +33,13 @@ export function createIngress(opts: IngressOptions): Ingress {
   const upgraded = new Set<Duplex>();
   // Plain requests go through `forward` (node:http on the keep-alive agent; ADR 0007): several times
   // faster than http-proxy's web path. Upgraded sockets leave the pool for good, so WebSockets use
-  // http-proxy on connections of their own.
-  const wsProxy = httpProxy.createProxyServer({ xfwd: true, ws: true });
-  const onError = (err: Error, _req: http.IncomingMessage, res: http.ServerResponse | Duplex): void => {
+  // http-proxy (behind createWsProxy, which handles its failure modes) on connections of their own.
+  const wsProxy = createWsProxy();
+  const onError = (err: Error, _req: http.IncomingMessage, res: http.ServerResponse): void => {
     opts.logger.debug({ err: err.message }, 'proxy error');
-    if (res instanceof http.ServerResponse) {
-      if (!res.headersSent) sendPage(res, 502);
-      else res.destroy();
-    } else res.destroy();
+    if (!res.headersSent) sendPage(res, 502);
+    else res.destroy();
   };
-  wsProxy.on('error', onError);
 
   const hostOf = (req: http.IncomingMessage): string | undefined => {
     const forwarded = req.headers['x-forwarded-host'];
@@ -69,18 +65,32 @@ export function createIngress(opts: IngressOptions): Ingress {
       sendPage(res, target.kind === 'unavailable' ? 503 : 404);
     },
     upgrade: (req, socket, head) => {
+      guardUpgradeSocket(socket);
       const target = resolve(req);
       if (target.kind === 'proxy') {
         upgraded.add(socket);
         socket.once('close', () => upgraded.delete(socket));
-        return wsProxy.ws(req, socket, head, { target: `ws://${target.host}:${target.port}` });
+        return wsProxy.proxy(req, socket, head, { url: `ws://${target.host}:${target.port}`, headers: forwardedWs(req) }, (err) =>
+          opts.logger.debug({ err: err.message }, 'websocket upstream unreachable'),
+        );
       }
-      rejectUpgrade(socket, target.kind === 'unavailable' ? 503 : 404);
+      refuseUpgrade(socket, target.kind === 'unavailable' ? 503 : 404);
     },
     close: () => {
       for (const socket of upgraded) socket.destroy();
       wsProxy.close();
       agent.destroy();
     },
+  };
+}
+
+/** What http-proxy's `xfwd` added, without trusting more than `forward` does: the caller's address appended. */
+function forwardedWs(req: http.IncomingMessage): Record<string, string> {
+  const remote = req.socket.remoteAddress ?? '';
+  const prior = req.headers['x-forwarded-for'];
+  return {
+    'x-forwarded-for': prior ? `${String(prior)}, ${remote}` : remote,
+    'x-forwarded-host': String(req.headers['x-forwarded-host'] ?? req.headers.host ?? ''),
+    'x-forwarded-proto': String(req.headers['x-forwarded-proto'] ?? 'ws'),
   };
 }

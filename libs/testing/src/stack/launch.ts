@@ -59,6 +59,8 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         DATABASE_URL: opts.databaseUrl,
         REDIS_URL: opts.redisUrl,
         LOG_LEVEL: opts.logLevel ?? 'info',
+        // Nodes here listen on loopback: host-manager and the gateway must accept such ingress URLs (a test of the refusal overrides it).
+        ALLOW_PRIVATE_INGRESS: 'true',
         ...opts.env,
         ...service.env?.(urls),
         ...opts.serviceEnv?.[service.name],

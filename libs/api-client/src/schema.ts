@@ -872,7 +872,7 @@ export interface components {
             /** @description Lowercase letters, digits, `.`, `_` and `-`. */
             slug: string;
             /** @description Market addresses this benchmark gates. */
-            supportedMarkets: string[];
+            supportedMarkets: components["schemas"]["MarketReference"][];
             threshold?: components["schemas"]["BenchmarkTemplateThreshold"];
         };
         /** @description One per slug: templates first, in request order, then removals. */
@@ -1056,8 +1056,11 @@ export interface components {
         ErrorBody: {
             /** @example VALIDATION_FAILED */
             code?: string;
+            /** @description At most 20 field errors; `moreErrors` counts the rest. */
             errors?: components["schemas"]["FieldError"][];
             message: string;
+            /** @description How many more field errors there were beyond those listed. */
+            moreErrors?: number;
             /** @example ValidationError */
             name: string;
             requestId?: string;
@@ -1082,7 +1085,7 @@ export interface components {
             /** @description Op id → result name → captured values, in order. */
             results: {
                 [key: string]: {
-                    [key: string]: string[];
+                    [key: string]: components["schemas"]["ResultValues"];
                 };
             };
             status: components["schemas"]["NodeJobOutcome"];
@@ -1152,9 +1155,15 @@ export interface components {
             available: number;
             /** @description Stable machine-readable code, for example `VALIDATION_FAILED`. */
             code?: string;
+            /** @description At most 20 field errors are listed. */
             errors?: components["schemas"]["FieldError"][];
             /** @description What went wrong, for a person. */
             message: string;
+            /**
+             * Format: double
+             * @description How many more field errors there were beyond those listed.
+             */
+            moreErrors?: number;
             /** @description Error class, for example `ValidationError`. */
             name: string;
             /** @description The request id (header `x-request-id`) to quote when asking for help. */
@@ -1845,6 +1854,8 @@ export interface components {
             /** @description ISO 8601. */
             updatedAt: string;
         };
+        /** @description A market's address or name. */
+        MarketReference: string;
         MarketThresholdRecord: {
             isOptional: boolean;
             jsonLogic: components["schemas"]["Record_string.unknown_"];
@@ -1876,7 +1887,10 @@ export interface components {
         };
         /** @description Nodes: machines running node-agent, each with its own ed25519 key (its address). */
         NodeGpu: {
-            /** Format: int32 */
+            /**
+             * Format: int64
+             * @description Bytes; an int64 (GPUs and nodes report more than 2^31).
+             */
             memoryBytes: number;
             model: string;
         };
@@ -1936,7 +1950,10 @@ export interface components {
             /** Format: int32 */
             cpus: number;
             gpus: components["schemas"]["NodeGpu"][];
-            /** Format: int32 */
+            /**
+             * Format: int64
+             * @description Bytes; an int64 (nodes report more than 2^31).
+             */
             memoryBytes: number;
         };
         /** @enum {string} */
@@ -2008,6 +2025,8 @@ export interface components {
             /** @description True when the control plane wants the job stopped (stopped by the poster, duration over, reassigned). */
             stop: boolean;
         };
+        /** @description The values one result captured, in order (a node keeps the first 1000). */
+        ResultValues: string[];
         RotateJoinTokenResponse: {
             /** @description The market's address. */
             address: string;

@@ -32,8 +32,17 @@ export function toHttpError(err: unknown): HttpError {
   if (status === undefined) return new InternalError();
   const e = err as StatusLike;
   const code = e.type === 'entity.parse.failed' ? ErrorCodes.MALFORMED_BODY : codeForStatus(status);
-  const message = typeof e.message === 'string' && e.message ? e.message : nameForStatus(status);
+  const message = typeof e.message === 'string' && e.message && !isRuntimeFault(err) ? e.message : nameForStatus(status);
   return new HttpError(status, code, message);
+}
+
+/**
+ * A JavaScript runtime error (a stack overflow, a TypeError) that something tagged
+ * with a 4xx status, as tsoa does with whatever an auth hook throws: the status
+ * stands, its text is ours, not the client's.
+ */
+function isRuntimeFault(err: unknown): boolean {
+  return err instanceof RangeError || err instanceof TypeError || err instanceof ReferenceError || err instanceof EvalError;
 }
 
 function notFound(): RequestHandler {

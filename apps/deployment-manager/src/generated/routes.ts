@@ -90,8 +90,8 @@ const models: TsoaRoute.Models = {
             "exitCode": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}]},
             "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":4000}}},
             "restarts": {"dataType":"integer","validators":{"minimum":{"value":0}}},
-            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
-            "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
+            "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
             "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"validators":{"maxItems":{"value":20}}},
         },
         "additionalProperties": false,
@@ -132,12 +132,17 @@ const models: TsoaRoute.Models = {
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["completed"]},{"dataType":"enum","enums":["failed"]},{"dataType":"enum","enums":["stopped"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ResultValues": {
+        "dataType": "refAlias",
+        "type": {"dataType":"array","array":{"dataType":"string"},"validators":{"maxItems":{"value":1000}}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "FinishJobRequest": {
         "dataType": "refObject",
         "properties": {
             "status": {"ref":"NodeJobOutcome","required":true},
             "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":4000}}},
-            "results": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"array","array":{"dataType":"string"}}},"required":true},
+            "results": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"ref":"ResultValues"}},"required":true},
             "ops": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeOpReport"},"required":true,"validators":{"maxItems":{"value":1000}}},
         },
         "additionalProperties": false,
@@ -280,6 +285,7 @@ const models: TsoaRoute.Models = {
             "code": {"dataType":"string"},
             "requestId": {"dataType":"string"},
             "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
             "available": {"dataType":"double","required":true},
             "required": {"dataType":"double","required":true},
         },
@@ -295,6 +301,7 @@ const models: TsoaRoute.Models = {
             "code": {"dataType":"string"},
             "requestId": {"dataType":"string"},
             "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
         },
         "additionalProperties": false,
     },
@@ -451,7 +458,7 @@ const models: TsoaRoute.Models = {
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 };
-const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":true});
+const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":false});
 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 

@@ -1960,12 +1960,10 @@ export interface components {
         NodeStatus: "ONLINE" | "OFFLINE";
         PostJobRequest: {
             /**
-             * @description The job definition (schema `JobDefinition`, version 0.1). Give this or `definitionCid`, not both.
+             * @description The job definition. Give this or `definitionCid`, not both.
              *     It is stored in the content-addressed store as its compact JSON text.
              */
-            definition?: {
-                [key: string]: unknown;
-            };
+            definition?: components["schemas"]["JobDefinition"];
             /** @description The content id (`bafkrei…`) of a definition uploaded with `POST /cas`, instead of `definition`. */
             definitionCid?: string;
             /**

@@ -306,10 +306,15 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobDefinition": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "PostJobRequest": {
         "dataType": "refObject",
         "properties": {
-            "definition": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"}},
+            "definition": {"ref":"JobDefinition"},
             "definitionCid": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "market": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "durationSeconds": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":2592000}}},

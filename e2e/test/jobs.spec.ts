@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { WebSocket } from 'ws';
-import { createApiClient, type ApiClient } from '@ocg/api-client';
+import { createApiClient, type ApiClient, type components } from '@ocg/api-client';
 import { fetch as tlsFetch } from 'undici';
 import { localHttpsDispatcher, localhostLookup, startTsProcess, testDatabase, testRedis, waitFor, type ManagedProcess } from '@ocg/testing';
 
@@ -26,7 +26,7 @@ const WS_CGI = [
   'sleep 1',
 ].join('\n');
 
-function webJob(script: string): Record<string, unknown> {
+function webJob(script: string): components['schemas']['JobDefinition'] {
   return {
     version: '0.1',
     type: 'container',
@@ -82,7 +82,7 @@ describe('jobs through the local stack', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const post = async (definition: Record<string, unknown>, durationSeconds = 600) => {
+  const post = async (definition: components['schemas']['JobDefinition'], durationSeconds = 600) => {
     const res = await user.POST('/jobs', { body: { definition, market: 'local-cpu', durationSeconds } });
     if (!res.data) throw new Error(`post failed: ${res.response.status} ${JSON.stringify(res.error)}`);
     return res.data;

@@ -877,7 +877,7 @@ export interface components {
             /** @description Lowercase letters, digits, `.`, `_` and `-`. */
             slug: string;
             /** @description Market addresses this benchmark gates. */
-            supportedMarkets: string[];
+            supportedMarkets: components["schemas"]["MarketReference"][];
             threshold?: components["schemas"]["BenchmarkTemplateThreshold"];
         };
         /** @description One per slug: templates first, in request order, then removals. */
@@ -1061,8 +1061,11 @@ export interface components {
         ErrorBody: {
             /** @example VALIDATION_FAILED */
             code?: string;
+            /** @description At most 20 field errors; `moreErrors` counts the rest. */
             errors?: components["schemas"]["FieldError"][];
             message: string;
+            /** @description How many more field errors there were beyond those listed. */
+            moreErrors?: number;
             /** @example ValidationError */
             name: string;
             requestId?: string;
@@ -1087,7 +1090,7 @@ export interface components {
             /** @description Op id → result name → captured values, in order. */
             results: {
                 [key: string]: {
-                    [key: string]: string[];
+                    [key: string]: components["schemas"]["ResultValues"];
                 };
             };
             status: components["schemas"]["NodeJobOutcome"];
@@ -1157,9 +1160,15 @@ export interface components {
             available: number;
             /** @description Stable machine-readable code, for example `VALIDATION_FAILED`. */
             code?: string;
+            /** @description At most 20 field errors are listed. */
             errors?: components["schemas"]["FieldError"][];
             /** @description What went wrong, for a person. */
             message: string;
+            /**
+             * Format: double
+             * @description How many more field errors there were beyond those listed.
+             */
+            moreErrors?: number;
             /** @description Error class, for example `ValidationError`. */
             name: string;
             /** @description The request id (header `x-request-id`) to quote when asking for help. */
@@ -1850,6 +1859,8 @@ export interface components {
             /** @description ISO 8601. */
             updatedAt: string;
         };
+        /** @description A market's address or name. */
+        MarketReference: string;
         MarketThresholdRecord: {
             isOptional: boolean;
             jsonLogic: components["schemas"]["Record_string.unknown_"];
@@ -1881,7 +1892,10 @@ export interface components {
         };
         /** @description Nodes: machines running node-agent, each with its own ed25519 key (its address). */
         NodeGpu: {
-            /** Format: int32 */
+            /**
+             * Format: int64
+             * @description Bytes; an int64 (GPUs and nodes report more than 2^31).
+             */
             memoryBytes: number;
             model: string;
         };
@@ -1941,19 +1955,20 @@ export interface components {
             /** Format: int32 */
             cpus: number;
             gpus: components["schemas"]["NodeGpu"][];
-            /** Format: int32 */
+            /**
+             * Format: int64
+             * @description Bytes; an int64 (nodes report more than 2^31).
+             */
             memoryBytes: number;
         };
         /** @enum {string} */
         NodeStatus: "ONLINE" | "OFFLINE";
         PostJobRequest: {
             /**
-             * @description The job definition (schema `JobDefinition`, version 0.1). Give this or `definitionCid`, not both.
+             * @description The job definition. Give this or `definitionCid`, not both.
              *     It is stored in the content-addressed store as its compact JSON text.
              */
-            definition?: {
-                [key: string]: unknown;
-            };
+            definition?: components["schemas"]["JobDefinition"];
             /** @description The content id (`bafkrei…`) of a definition uploaded with `POST /cas`, instead of `definition`. */
             definitionCid?: string;
             /**
@@ -2013,6 +2028,8 @@ export interface components {
             /** @description True when the control plane wants the job stopped (stopped by the poster, duration over, reassigned). */
             stop: boolean;
         };
+        /** @description The values one result captured, in order (a node keeps the first 1000). */
+        ResultValues: string[];
         RotateJoinTokenResponse: {
             /** @description The market's address. */
             address: string;
@@ -2808,6 +2825,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No benchmark with this slug */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3314,6 +3340,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No market with this address or name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3344,6 +3379,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No market with this address or name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3380,6 +3424,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No market with this address or name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3418,6 +3471,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description This node is not registered, or the job is not assigned to it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3456,6 +3518,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description This node is not registered, or the job is not assigned to it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3491,6 +3562,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description This node is not registered */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3526,6 +3606,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description This node is not registered */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3562,6 +3651,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No market with this address or name (the `market` filter) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3592,6 +3690,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No node with this address */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3625,6 +3732,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description This node is not registered */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3660,6 +3776,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description No market with this address or name */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

@@ -19,7 +19,8 @@ const errorBody: Json = {
     status: { type: 'integer' },
     code: { type: 'string', examples: ['VALIDATION_FAILED'] },
     requestId: { type: 'string' },
-    errors: { type: 'array', items: { $ref: '#/components/schemas/FieldError' } },
+    errors: { type: 'array', maxItems: 20, description: 'At most 20 field errors; `moreErrors` counts the rest.', items: { $ref: '#/components/schemas/FieldError' } },
+    moreErrors: { type: 'integer', minimum: 1, description: 'How many more field errors there were beyond those listed.' },
   },
 };
 

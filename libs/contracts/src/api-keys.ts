@@ -35,6 +35,7 @@ export interface CreateApiKeyRequest {
    * What the key may do: a subset of the calling credential's scopes (403
    * otherwise). Default: all of the caller's scopes. Items are unique.
    * @minItems 1
+   * @maxItems 50
    * @uniqueItems
    */
   scopes?: Scope[];

@@ -23,6 +23,7 @@ export interface GetCreditBalanceResponse {
 
 /** Give exactly one of `userId` and `email`. */
 export interface GrantCreditsRequest {
+  /** @maxLength 100 */
   userId?: string;
   /**
    * @minLength 3

@@ -20,7 +20,10 @@ export interface ErrorBody {
   code?: string;
   /** The request id (header `x-request-id`) to quote when asking for help. */
   requestId?: string;
+  /** At most 20 field errors are listed. */
   errors?: FieldError[];
+  /** How many more field errors there were beyond those listed. */
+  moreErrors?: number;
 }
 
 /** Stable codes used in {@link ErrorBody.code}. */

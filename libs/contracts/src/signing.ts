@@ -1,6 +1,7 @@
 /**
  * Text to sign, as UTF-8.
  * @minLength 1
+ * @maxLength 10000
  */
 export type MessageText = string;
 

@@ -1,6 +1,7 @@
 import type { SessionUserRecord, UserRecord } from './users';
 
 export interface ValidateApiKeyRequest {
+  /** @maxLength 512 */
   apiKey: string;
 }
 
@@ -13,7 +14,10 @@ export interface ValidateApiKeyResponse {
 }
 
 export interface ValidateSessionRequest {
-  /** The raw `Cookie` request header; the session is its `ocg_session` cookie. */
+  /**
+   * The raw `Cookie` request header; the session is its `ocg_session` cookie.
+   * @maxLength 16384
+   */
   cookieHeader: string;
 }
 

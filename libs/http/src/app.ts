@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { negotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
+import { requestCheck, type RequestCheckOptions } from './request-check';
 
 export interface HttpAppOptions {
   service: string;
@@ -12,6 +13,8 @@ export interface HttpAppOptions {
   bodyLimit?: number;
   /** Trust X-Forwarded-* (set when behind the gateway or a load balancer). */
   trustProxy?: boolean;
+  /** The description whose size limits every request is checked against before routing (see request-check.ts). */
+  contract?: RequestCheckOptions;
 }
 
 const SECRET_QUERY = /^(?:.*(?:password|secret|token|signature|session|key).*|auth.*|code)$/i;
@@ -76,5 +79,6 @@ export function createApp(opts: HttpAppOptions): Express {
   app.use(requestLogging(opts.logger));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
   app.use(negotiation());
+  app.use(requestCheck(opts.contract));
   return app;
 }

@@ -35,7 +35,7 @@ export function toHttpError(err: unknown): HttpError {
   if (status === undefined) return new InternalError();
   const e = err as StatusLike;
   const code = e.type === 'entity.parse.failed' ? ErrorCodes.MALFORMED_BODY : codeForStatus(status);
-  const message = typeof e.message === 'string' && e.message ? e.message : nameForStatus(status);
+  const message = typeof e.message === 'string' && e.message && !isRuntimeFault(err) ? e.message : nameForStatus(status);
   return new HttpError(status, code, message);
 }
 
@@ -43,6 +43,15 @@ function storeUnavailable(): HttpError {
   const err = new ServiceUnavailableError('The service cannot reach its database right now; retry shortly');
   err.headers = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
   return err;
+}
+
+/**
+ * A JavaScript runtime error (a stack overflow, a TypeError) that something tagged
+ * with a 4xx status, as tsoa does with whatever an auth hook throws: the status
+ * stands, its text is ours, not the client's.
+ */
+function isRuntimeFault(err: unknown): boolean {
+  return err instanceof RangeError || err instanceof TypeError || err instanceof ReferenceError || err instanceof EvalError;
 }
 
 function notFound(): RequestHandler {

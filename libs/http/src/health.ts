@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Router } from 'express';
 import type { FieldError, HealthResponse, ReadinessResponse } from '@ocg/contracts';
 import { errorBody, ServiceUnavailableError } from './http-error';
@@ -47,6 +48,23 @@ function notReady(failed: CheckResult[]): ServiceUnavailableError {
   return new ServiceUnavailableError(`Not ready: ${summary}`, errors);
 }
 
+let loopDelay: { histogram: IntervalHistogram; since: number } | undefined;
+
+/**
+ * The event loop's delay since the last read (p50, p99, max in ms), then a new window
+ * starts: how long any request waited to be looked at, the figure that bounded work keeps low.
+ */
+function eventLoopDelay(): { p50Ms: number; p99Ms: number; maxMs: number; windowMs: number } {
+  loopDelay ??= { histogram: monitorEventLoopDelay({ resolution: 10 }), since: Date.now() };
+  loopDelay.histogram.enable();
+  const { histogram, since } = loopDelay;
+  const ms = (ns: number): number => Math.round(ns / 1e4) / 100;
+  const out = { p50Ms: ms(histogram.percentile(50)), p99Ms: ms(histogram.percentile(99)), maxMs: ms(histogram.max), windowMs: Date.now() - since };
+  histogram.reset();
+  loopDelay.since = Date.now();
+  return out;
+}
+
 /**
  * `/healthz` says the process serves HTTP (liveness: never touches dependencies, so a
  * database outage does not get every pod restarted). `/readyz` runs every check in
@@ -58,6 +76,11 @@ export function healthRoutes(checks: Record<string, ReadinessCheck>, opts: Healt
   router.get('/healthz', (_req, res) => {
     const body: HealthResponse = { status: 'ok' };
     res.status(200).json(body);
+  });
+  // Started with the routes so the first read already covers the time since start.
+  eventLoopDelay();
+  router.get('/healthz/event-loop', (_req, res) => {
+    res.status(200).json(eventLoopDelay());
   });
   router.get('/readyz', async (req, res) => {
     const results = await Promise.all(Object.entries(checks).map(([name, check]) => runCheck(name, check, timeoutMs)));

@@ -9,9 +9,11 @@ const NAMES: Record<number, string> = {
   404: 'NotFoundError',
   405: 'MethodNotAllowedError',
   406: 'NotAcceptableError',
+  408: 'RequestTimeoutError',
   409: 'ConflictError',
   413: 'PayloadTooLargeError',
   415: 'UnsupportedMediaTypeError',
+  431: 'RequestHeaderFieldsTooLargeError',
   429: 'TooManyRequestsError',
   500: 'InternalError',
   502: 'BadGatewayError',
@@ -51,6 +53,10 @@ export class HttpError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   headers?: Record<string, string>;
+  /** Field errors found beyond those in `errors` (see {@link MAX_FIELD_ERRORS}). */
+  moreErrors = 0;
+  /** What went wrong inside, for the log line only: never sent to the client (the request id finds it). */
+  detail?: string;
 
   constructor(status: number, code: ErrorCode, message: string, errors?: FieldError[]) {
     super(message);
@@ -139,9 +145,11 @@ export class TooManyRequestsError extends HttpError {
 }
 
 export class ServiceUnavailableError extends HttpError {
-  constructor(message: string, errors?: FieldError[]) {
+  /** `detail` (another service's status, a socket error) is logged, never sent. */
+  constructor(message: string, errors?: FieldError[], detail?: string) {
     super(503, ErrorCodes.SERVICE_UNAVAILABLE, message, errors);
     this.name = 'ServiceUnavailableError';
+    this.detail = detail;
   }
 }
 
@@ -153,9 +161,33 @@ export class InternalError extends HttpError {
   }
 }
 
+/** A 400 names at most this many fields, then counts the rest. */
+export const MAX_FIELD_ERRORS = 20;
+/** Longest message, and longest field path, an error body carries: 20 fields stay far below 64 KiB. */
+const MAX_MESSAGE = 1000;
+const MAX_PATH = 500;
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** `count` field errors of which `errors` are the first: the 400 names them and counts the rest. */
+export function validationFailed(errors: FieldError[], count = errors.length): ValidationError {
+  const first = errors[0];
+  const more = count > 1 ? ` (and ${count - 1} more)` : '';
+  const summary = first ? `${first.path || 'request body'}: ${first.message}${more}` : 'invalid request';
+  const err = new ValidationError(`Validation failed: ${summary}`, errors);
+  err.moreErrors = Math.max(0, count - errors.length);
+  return err;
+}
+
+/** The body of an error response: bounded in size whatever the error carries (under 64 KiB). */
 export function errorBody(err: HttpError, requestId?: string): ErrorBody {
-  const body: ErrorBody = { name: err.name, message: err.message, status: err.status, code: err.code };
+  const body: ErrorBody = { name: clip(err.name, 100), message: clip(err.message, MAX_MESSAGE), status: err.status, code: err.code };
   if (requestId !== undefined) body.requestId = requestId;
-  if (err.errors && err.errors.length > 0) body.errors = err.errors;
+  const errors = err.errors ?? [];
+  if (errors.length > 0) body.errors = errors.slice(0, MAX_FIELD_ERRORS).map((e) => ({ path: clip(e.path, MAX_PATH), message: clip(e.message, MAX_MESSAGE) }));
+  const more = err.moreErrors + Math.max(0, errors.length - MAX_FIELD_ERRORS);
+  if (more > 0) body.moreErrors = more;
   return body;
 }

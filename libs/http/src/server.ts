@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { answerClientErrors } from './client-error';
 
 export interface ListenOptions {
   host: string;
@@ -68,6 +69,7 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
   // Registered before the app so the shutdown hook sees each response first.
   const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
   server.on('request', app);
+  answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(opts.port, opts.host, () => {

@@ -1,5 +1,6 @@
 import type express from 'express';
 import type { Logger } from 'pino';
+import { openApiDocument } from '@ocg/api-spec';
 import { createApp } from './app';
 import { healthRoutes } from './health';
 import { installErrorHandling } from './errors';
@@ -16,7 +17,7 @@ export interface ServiceAppOptions {
 
 /** Every service's app in the same order: wire formats, health, routes, errors. */
 export function buildServiceApp({ service, logger, checks, register, bodyLimit }: ServiceAppOptions): express.Express {
-  const app = createApp({ service, logger, bodyLimit });
+  const app = createApp({ service, logger, bodyLimit, contract: { document: openApiDocument as Record<string, unknown>, service } });
   app.use(healthRoutes(checks));
   register(app);
   installErrorHandling(app, logger);

@@ -1,6 +1,6 @@
 import { ValidateError } from '@tsoa/runtime';
 import type { FieldError } from '@ocg/contracts';
-import { ValidationError } from './http-error';
+import { validationFailed, type ValidationError } from './http-error';
 
 /** Names tsoa gives the `@Body()` parameter in our controllers; stripped from paths. */
 export const BODY_PARAM_NAMES = ['requestBody', 'body'];
@@ -49,8 +49,5 @@ function toFieldErrors(name: string, message: string): FieldError[] {
 export function fromTsoaValidateError(err: ValidateError): ValidationError {
   const fields = (err.fields ?? {}) as TsoaFields;
   const errors = Object.entries(fields).flatMap(([name, f]) => toFieldErrors(name, String(f?.message ?? 'is invalid')));
-  const first = errors[0];
-  const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-  const summary = first ? `${first.path || 'request body'}: ${first.message}${more}` : err.message || 'invalid request';
-  return new ValidationError(`Validation failed: ${summary}`, errors);
+  return validationFailed(errors);
 }

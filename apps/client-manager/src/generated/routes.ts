@@ -75,6 +75,7 @@ const models: TsoaRoute.Models = {
             "code": {"dataType":"string"},
             "requestId": {"dataType":"string"},
             "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
         },
         "additionalProperties": false,
     },
@@ -82,7 +83,7 @@ const models: TsoaRoute.Models = {
     "ValidateApiKeyRequest": {
         "dataType": "refObject",
         "properties": {
-            "apiKey": {"dataType":"string","required":true},
+            "apiKey": {"dataType":"string","required":true,"validators":{"maxLength":{"value":512}}},
         },
         "additionalProperties": false,
     },
@@ -127,7 +128,7 @@ const models: TsoaRoute.Models = {
     "ValidateSessionRequest": {
         "dataType": "refObject",
         "properties": {
-            "cookieHeader": {"dataType":"string","required":true},
+            "cookieHeader": {"dataType":"string","required":true,"validators":{"maxLength":{"value":16384}}},
         },
         "additionalProperties": false,
     },
@@ -184,7 +185,7 @@ const models: TsoaRoute.Models = {
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "MessageText": {
         "dataType": "refAlias",
-        "type": {"dataType":"string","validators":{"minLength":{"value":1}}},
+        "type": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":10000}}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "SignMessageRequest": {
@@ -298,7 +299,7 @@ const models: TsoaRoute.Models = {
     "GrantCreditsRequest": {
         "dataType": "refObject",
         "properties": {
-            "userId": {"dataType":"string"},
+            "userId": {"dataType":"string","validators":{"maxLength":{"value":100}}},
             "email": {"dataType":"string","validators":{"minLength":{"value":3},"maxLength":{"value":254}}},
             "amount": {"ref":"CreditAmount","required":true},
             "reason": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
@@ -377,7 +378,7 @@ const models: TsoaRoute.Models = {
         "properties": {
             "name": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":100}}},
             "expiresIn": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":31536000}}},
-            "scopes": {"dataType":"array","array":{"dataType":"refAlias","ref":"Scope"},"validators":{"minItems":{"value":1},"uniqueItems":{}}},
+            "scopes": {"dataType":"array","array":{"dataType":"refAlias","ref":"Scope"},"validators":{"minItems":{"value":1},"maxItems":{"value":50},"uniqueItems":{}}},
             "llmModels": {"dataType":"union","subSchemas":[{"ref":"LlmModelList"},{"dataType":"enum","enums":[null]}]},
         },
         "additionalProperties": false,
@@ -428,7 +429,7 @@ const models: TsoaRoute.Models = {
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 };
-const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":true});
+const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":false});
 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 

@@ -46,9 +46,9 @@ export class ServiceClient {
     return { status: res.status, body: parse(text) as T };
   }
 
-  /** For answers the caller cannot use (5xx, an unexpected status): a 503 that names the service. */
+  /** For answers the caller cannot use (5xx, an unexpected status): a 503 that names the service; the detail is only logged. */
   unavailable(detail: string): ServiceUnavailableError {
-    return new ServiceUnavailableError(`${this.name} is unavailable (${detail}); try again shortly`);
+    return new ServiceUnavailableError(`${this.name} is unavailable; try again shortly`, undefined, detail);
   }
 }
 

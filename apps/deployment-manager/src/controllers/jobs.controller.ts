@@ -41,6 +41,8 @@ export class JobsController {
    * @param limit Jobs per page, 1 to 200 (default 50).
    * @param cursor `nextCursor` of the previous page.
    * @isInt limit
+   * @minimum limit 1
+   * @maximum limit 200
    */
   @Get()
   @Security('bearerAuth', ['jobs:read'])

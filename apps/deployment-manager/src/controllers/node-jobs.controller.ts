@@ -1,6 +1,6 @@
-import { Body, Path, Post, Request, Route, Security, Tags } from '@tsoa/runtime';
+import { Body, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
-import type { ClaimJobRequest, ClaimJobResponse, FinishJobRequest, FinishJobResponse, ReportJobRequest, ReportJobResponse, SyncJobsRequest, SyncJobsResponse } from '@ocg/contracts';
+import type { ClaimJobRequest, ClaimJobResponse, ErrorBody, FinishJobRequest, FinishJobResponse, ReportJobRequest, ReportJobResponse, SyncJobsRequest, SyncJobsResponse } from '@ocg/contracts';
 import type { NodeJobsService } from '../jobs/node-jobs.service';
 import { nodeOf } from './identity';
 
@@ -21,6 +21,7 @@ export class NodeJobsController {
    * @summary Claim a job
    */
   @Post('claim')
+  @Response<ErrorBody>(404, 'This node is not registered')
   @Security('nodeSignature')
   public claimJob(@Request() req: ExRequest, @Body() body: ClaimJobRequest): Promise<ClaimJobResponse> {
     return this.nodes.claim(nodeOf(req), body);
@@ -33,6 +34,7 @@ export class NodeJobsController {
    * @param job The job address.
    */
   @Post('{job}/report')
+  @Response<ErrorBody>(404, 'This node is not registered, or the job is not assigned to it')
   @Security('nodeSignature')
   public reportJob(@Request() req: ExRequest, @Path() job: string, @Body() body: ReportJobRequest): Promise<ReportJobResponse> {
     return this.nodes.report(nodeOf(req), job, body);
@@ -46,6 +48,7 @@ export class NodeJobsController {
    * @param job The job address.
    */
   @Post('{job}/finish')
+  @Response<ErrorBody>(404, 'This node is not registered, or the job is not assigned to it')
   @Security('nodeSignature')
   public finishJob(@Request() req: ExRequest, @Path() job: string, @Body() body: FinishJobRequest): Promise<FinishJobResponse> {
     return this.nodes.finish(nodeOf(req), job, body);
@@ -57,6 +60,7 @@ export class NodeJobsController {
    * @summary Sync running jobs
    */
   @Post('sync')
+  @Response<ErrorBody>(404, 'This node is not registered')
   @Security('nodeSignature')
   public syncJobs(@Request() req: ExRequest, @Body() body: SyncJobsRequest): Promise<SyncJobsResponse> {
     return this.nodes.sync(nodeOf(req), body);

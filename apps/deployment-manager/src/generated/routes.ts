@@ -44,6 +44,29 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "FieldError": {
+        "dataType": "refObject",
+        "properties": {
+            "path": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ErrorBody": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+            "status": {"dataType":"double"},
+            "code": {"dataType":"string"},
+            "requestId": {"dataType":"string"},
+            "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "ClaimJobRequest": {
         "dataType": "refObject",
         "properties": {
@@ -90,8 +113,8 @@ const models: TsoaRoute.Models = {
             "exitCode": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}]},
             "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":4000}}},
             "restarts": {"dataType":"integer","validators":{"minimum":{"value":0}}},
-            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
-            "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}]},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
+            "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
             "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"validators":{"maxItems":{"value":20}}},
         },
         "additionalProperties": false,
@@ -132,12 +155,17 @@ const models: TsoaRoute.Models = {
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["completed"]},{"dataType":"enum","enums":["failed"]},{"dataType":"enum","enums":["stopped"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ResultValues": {
+        "dataType": "refAlias",
+        "type": {"dataType":"array","array":{"dataType":"string"},"validators":{"maxItems":{"value":1000}}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "FinishJobRequest": {
         "dataType": "refObject",
         "properties": {
             "status": {"ref":"NodeJobOutcome","required":true},
             "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":4000}}},
-            "results": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"array","array":{"dataType":"string"}}},"required":true},
+            "results": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"ref":"ResultValues"}},"required":true},
             "ops": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeOpReport"},"required":true,"validators":{"maxItems":{"value":1000}}},
         },
         "additionalProperties": false,
@@ -262,15 +290,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "FieldError": {
-        "dataType": "refObject",
-        "properties": {
-            "path": {"dataType":"string","required":true},
-            "message": {"dataType":"string","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "InsufficientBalanceErrorBody": {
         "dataType": "refObject",
         "properties": {
@@ -280,29 +299,22 @@ const models: TsoaRoute.Models = {
             "code": {"dataType":"string"},
             "requestId": {"dataType":"string"},
             "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
             "available": {"dataType":"double","required":true},
             "required": {"dataType":"double","required":true},
         },
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ErrorBody": {
-        "dataType": "refObject",
-        "properties": {
-            "name": {"dataType":"string","required":true},
-            "message": {"dataType":"string","required":true},
-            "status": {"dataType":"double"},
-            "code": {"dataType":"string"},
-            "requestId": {"dataType":"string"},
-            "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
-        },
-        "additionalProperties": false,
+    "JobDefinition": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "PostJobRequest": {
         "dataType": "refObject",
         "properties": {
-            "definition": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"}},
+            "definition": {"ref":"JobDefinition"},
             "definitionCid": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "market": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "durationSeconds": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":2592000}}},
@@ -451,7 +463,7 @@ const models: TsoaRoute.Models = {
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 };
-const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":true});
+const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":false});
 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
@@ -657,7 +669,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsJobsController_listJobs: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                limit: {"in":"query","name":"limit","dataType":"integer","validators":{"isInt":{"errorMsg":"limit"}}},
+                limit: {"in":"query","name":"limit","dataType":"integer","validators":{"isInt":{"errorMsg":"limit"},"minimum":{"value":1},"maximum":{"value":200}}},
                 cursor: {"in":"query","name":"cursor","dataType":"string"},
         };
         app.get('/jobs',

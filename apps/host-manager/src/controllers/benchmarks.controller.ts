@@ -1,5 +1,5 @@
-import { Get, Path, Query, Route, Security, Tags } from '@tsoa/runtime';
-import type { GetBenchmarkResponse, ListBenchmarksResponse, ListThresholdsResponse } from '@ocg/contracts';
+import { Get, Path, Query, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { ErrorBody, GetBenchmarkResponse, ListBenchmarksResponse, ListThresholdsResponse } from '@ocg/contracts';
 import type { BenchmarkService } from '../services/benchmark.service';
 
 /** Benchmarks gate nodes into markets; anyone who may see markets may see what gates them. */
@@ -23,6 +23,7 @@ export class BenchmarksController {
    * @summary Get a benchmark
    */
   @Get('benchmarks/{slug}')
+  @Response<ErrorBody>(404, 'No benchmark with this slug')
   @Security('bearerAuth', ['markets:read'])
   public getBenchmark(@Path() slug: string): Promise<GetBenchmarkResponse> {
     return this.benchmarks.get(slug);

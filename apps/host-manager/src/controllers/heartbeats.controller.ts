@@ -1,6 +1,6 @@
-import { Body, Middlewares, Post, Request, Route, Security, Tags } from '@tsoa/runtime';
+import { Body, Middlewares, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
-import type { NodeHeartbeatRequest, NodeHeartbeatResponse } from '@ocg/contracts';
+import type { ErrorBody, NodeHeartbeatRequest, NodeHeartbeatResponse } from '@ocg/contracts';
 import type { NodeService } from '../services/node.service';
 import { bodyMatches } from '../body-schema';
 import { nodeAddressOf } from './identity';
@@ -16,6 +16,7 @@ export class HeartbeatsController {
    * @summary Send a node heartbeat
    */
   @Post('heartbeat')
+  @Response<ErrorBody>(404, 'This node is not registered')
   @Security('nodeSignature')
   @Middlewares(bodyMatches('NodeHeartbeatRequest'))
   public heartbeat(@Request() req: ExRequest, @Body() body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse> {

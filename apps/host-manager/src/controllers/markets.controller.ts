@@ -1,5 +1,5 @@
-import { Body, Get, Path, Post, Route, Security, Tags } from '@tsoa/runtime';
-import type { CreateMarketRequest, CreateMarketResponse, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import { Body, Get, Path, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { CreateMarketRequest, CreateMarketResponse, ErrorBody, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
 import type { MarketService } from '../services/market.service';
 
 @Route('markets')
@@ -25,6 +25,7 @@ export class MarketsController {
    * @param market The market's address, or its name (case-insensitive).
    */
   @Post('{market}/update')
+  @Response<ErrorBody>(404, 'No market with this address or name')
   @Security('bearerAuth', ['markets:manage'])
   public updateMarket(@Path() market: string, @Body() body: UpdateMarketRequest): Promise<MarketRecord> {
     return this.markets.update(market, body);
@@ -36,6 +37,7 @@ export class MarketsController {
    * @param market The market's address, or its name (case-insensitive).
    */
   @Post('{market}/rotate-join-token')
+  @Response<ErrorBody>(404, 'No market with this address or name')
   @Security('bearerAuth', ['nodes:manage'])
   public rotateJoinToken(@Path() market: string): Promise<RotateJoinTokenResponse> {
     return this.markets.rotateJoinToken(market);
@@ -57,6 +59,7 @@ export class MarketsController {
    * @param market The market's address, or its name (case-insensitive).
    */
   @Get('{market}')
+  @Response<ErrorBody>(404, 'No market with this address or name')
   @Security('bearerAuth', ['markets:read'])
   public getMarket(@Path() market: string): Promise<MarketRecord> {
     return this.markets.get(market);

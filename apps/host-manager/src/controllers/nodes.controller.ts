@@ -1,6 +1,6 @@
-import { Body, Get, Middlewares, Path, Post, Query, Request, Route, Security, Tags } from '@tsoa/runtime';
+import { Body, Get, Middlewares, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
-import type { ListNodesResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { ErrorBody, ListNodesResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
 import type { NodeService } from '../services/node.service';
 import { bodyMatches } from '../body-schema';
 import { nodeAddressOf } from './identity';
@@ -19,6 +19,7 @@ export class NodesController {
    * @summary Register a node
    */
   @Post('register')
+  @Response<ErrorBody>(404, 'No market with this address or name')
   @Security('nodeSignature')
   @Middlewares(bodyMatches('RegisterNodeRequest'))
   public registerNode(@Request() req: ExRequest, @Body() body: RegisterNodeRequest): Promise<RegisterNodeResponse> {
@@ -31,8 +32,15 @@ export class NodesController {
    * @param market Only nodes of this market (address or name).
    * @param limit At most this many (1 to 1000, default 100).
    * @param offset Skip this many.
+   * @isInt limit
+   * @minimum limit 1
+   * @maximum limit 1000
+   * @isInt offset
+   * @minimum offset 0
+   * @maximum offset 1000000000
    */
   @Get()
+  @Response<ErrorBody>(404, 'No market with this address or name (the `market` filter)')
   @Security('bearerAuth', ['markets:read'])
   public listNodes(@Query() market?: string, @Query() limit?: number, @Query() offset?: number): Promise<ListNodesResponse> {
     return this.nodes.list({ market, limit, offset });
@@ -44,6 +52,7 @@ export class NodesController {
    * @param node The node's address.
    */
   @Get('{node}')
+  @Response<ErrorBody>(404, 'No node with this address')
   @Security('bearerAuth', ['markets:read'])
   public getNode(@Path() node: string): Promise<NodeRecord> {
     return this.nodes.get(node);

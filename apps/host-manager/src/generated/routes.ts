@@ -38,7 +38,7 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "model": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128}}},
-            "memoryBytes": {"dataType":"integer","required":true,"validators":{"minimum":{"value":0}}},
+            "memoryBytes": {"dataType":"long","required":true,"validators":{"minimum":{"value":0}}},
         },
         "additionalProperties": false,
     },
@@ -47,7 +47,7 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "cpus": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1},"maximum":{"value":4096}}},
-            "memoryBytes": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1}}},
+            "memoryBytes": {"dataType":"long","required":true,"validators":{"minimum":{"value":1}}},
             "gpus": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeGpu"},"required":true,"validators":{"maxItems":{"value":64}}},
         },
         "additionalProperties": false,
@@ -79,10 +79,33 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "FieldError": {
+        "dataType": "refObject",
+        "properties": {
+            "path": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ErrorBody": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+            "status": {"dataType":"double"},
+            "code": {"dataType":"string"},
+            "requestId": {"dataType":"string"},
+            "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "RegisterNodeRequest": {
         "dataType": "refObject",
         "properties": {
-            "market": {"dataType":"string","required":true},
+            "market": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "joinToken": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
             "specs": {"ref":"NodeSpecs","required":true},
             "domain": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":253},"pattern":{"value":"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"}}},
@@ -229,10 +252,10 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "name": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
-            "description": {"dataType":"string"},
-            "source": {"dataType":"string"},
-            "ops": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true},
-            "metrics": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkMetric"},"required":true},
+            "description": {"dataType":"string","validators":{"maxLength":{"value":10000}}},
+            "source": {"dataType":"string","validators":{"maxLength":{"value":2000}}},
+            "ops": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":64}}},
+            "metrics": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkMetric"},"required":true,"validators":{"maxItems":{"value":100}}},
         },
         "additionalProperties": false,
     },
@@ -383,10 +406,15 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketReference": {
+        "dataType": "refAlias",
+        "type": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "BenchmarkTemplateThreshold": {
         "dataType": "refObject",
         "properties": {
-            "metric": {"dataType":"string"},
+            "metric": {"dataType":"string","validators":{"maxLength":{"value":128}}},
             "jsonLogic": {"ref":"Record_string.unknown_"},
             "optional": {"dataType":"boolean"},
         },
@@ -398,8 +426,8 @@ const models: TsoaRoute.Models = {
         "properties": {
             "slug": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128},"pattern":{"value":"^[a-z0-9][a-z0-9._-]*$"}}},
             "operation": {"ref":"BenchmarkOperation","required":true},
-            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true},
-            "supportedMarkets": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":100}}},
+            "supportedMarkets": {"dataType":"array","array":{"dataType":"refAlias","ref":"MarketReference"},"required":true,"validators":{"maxItems":{"value":1000}}},
             "threshold": {"ref":"BenchmarkTemplateThreshold"},
         },
         "additionalProperties": false,
@@ -408,7 +436,7 @@ const models: TsoaRoute.Models = {
     "ApplyBenchmarkTemplatesRequest": {
         "dataType": "refObject",
         "properties": {
-            "templates": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplate"},"required":true},
+            "templates": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplate"},"required":true,"validators":{"maxItems":{"value":500}}},
             "prune": {"dataType":"boolean"},
             "dryRun": {"dataType":"boolean"},
         },
@@ -416,7 +444,7 @@ const models: TsoaRoute.Models = {
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 };
-const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":true});
+const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":false});
 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
@@ -471,8 +499,8 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodesController_listNodes: Record<string, TsoaRoute.ParameterSchema> = {
                 market: {"in":"query","name":"market","dataType":"string"},
-                limit: {"in":"query","name":"limit","dataType":"double"},
-                offset: {"in":"query","name":"offset","dataType":"double"},
+                limit: {"in":"query","name":"limit","dataType":"integer","validators":{"isInt":{"errorMsg":"limit"},"minimum":{"value":1},"maximum":{"value":1000}}},
+                offset: {"in":"query","name":"offset","dataType":"integer","validators":{"isInt":{"errorMsg":"offset"},"minimum":{"value":0},"maximum":{"value":1000000000}}},
         };
         app.get('/nodes',
             authenticateMiddleware([{"bearerAuth":["markets:read"]}]),

@@ -33,21 +33,51 @@ export type NodeRequestCheck = { ok: true; nodeAddress: string; timestamp: numbe
 /**
  * JSON with object keys sorted at every depth and no whitespace; `undefined`
  * (no body) is the empty string. Both ends compute it from the parsed value.
+ * Written with an explicit stack, not recursion: a body nested 100,000 deep
+ * costs time linear in its size and never overflows the call stack.
  */
 export function canonicalJson(value: unknown): string {
   if (value === undefined) return '';
-  return JSON.stringify(sortKeys(value));
+  const out: string[] = [];
+  // Items are values still to write, or text to emit as is; popped in document order.
+  const stack: Array<{ v: unknown } | string> = [{ v: value }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    if (typeof item === 'string') out.push(item);
+    else pushValue(stack, out, toJsonValue(item.v));
+  }
+  return out.join('');
 }
 
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) {
-    const member = (value as Record<string, unknown>)[key];
-    if (member !== undefined) out[key] = sortKeys(member);
+function toJsonValue(v: unknown): unknown {
+  const withToJson = v as { toJSON?: () => unknown } | null;
+  return withToJson !== null && typeof withToJson === 'object' && typeof withToJson.toJSON === 'function' ? withToJson.toJSON() : v;
+}
+
+/** What JSON.stringify leaves out of objects (and writes as null in arrays). */
+const skipped = (v: unknown): boolean => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+
+function pushValue(stack: Array<{ v: unknown } | string>, out: string[], v: unknown): void {
+  if (Array.isArray(v)) {
+    stack.push(']');
+    for (let i = v.length - 1; i >= 0; i--) {
+      stack.push({ v: skipped(v[i]) ? null : v[i] });
+      if (i > 0) stack.push(',');
+    }
+    stack.push('[');
+  } else if (v !== null && typeof v === 'object') {
+    const record = v as Record<string, unknown>;
+    const keys = Object.keys(record)
+      .filter((k) => !skipped(record[k]))
+      .sort();
+    stack.push('}');
+    keys.reverse().forEach((key, i) => {
+      stack.push({ v: record[key] }, ':', JSON.stringify(key));
+      if (i < keys.length - 1) stack.push(',');
+    });
+    stack.push('{');
+  } else {
+    out.push(JSON.stringify(v) ?? 'null');
   }
-  return out;
 }
 
 /** The text a node signs for one request. */

@@ -53,4 +53,17 @@ describe('node request signing', () => {
     expect(canonicalJson({ b: [{ d: 1, c: 2 }], a: null, skipped: undefined })).toBe('{"a":null,"b":[{"c":2,"d":1}]}');
     expect(canonicalJson(undefined)).toBe('');
   });
+
+  it('writes the same text as JSON.stringify of the key-sorted value', () => {
+    const value = { z: 'é\u2028"', a: [1.5, -0, 1e21, true, null, undefined, 'x'], m: { y: { b: [], a: {} } }, n: -12 };
+    expect(canonicalJson(value)).toBe('{"a":[1.5,0,1e+21,true,null,null,"x"],"m":{"y":{"a":{},"b":[]}},"n":-12,"z":"é\u2028\\""}');
+    expect(canonicalJson('text')).toBe('"text"');
+  });
+
+  it('signs and verifies a body nested 100,000 deep without overflowing the stack', () => {
+    const body = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown;
+    const deep = { method: 'POST', path: '/nodes/heartbeat', body };
+    const headers = signNodeRequest(node, deep, { now });
+    expect(verifyNodeRequest(headers, deep, 300, { now })).toMatchObject({ ok: true });
+  });
 });

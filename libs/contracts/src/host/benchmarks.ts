@@ -19,16 +19,25 @@ export interface BenchmarkOperation {
    * @maxLength 200
    */
   name: string;
+  /** @maxLength 10000 */
   description?: string;
+  /** @maxLength 2000 */
   source?: string;
-  /** Job-definition ops (container/run, container/create-volume) joined to the job they measure. */
+  /**
+   * Job-definition ops (container/run, container/create-volume) joined to the job they measure.
+   * @maxItems 64
+   */
   ops: Record<string, unknown>[];
+  /** @maxItems 100 */
   metrics: BenchmarkMetric[];
 }
 
 /** How the template gates markets: a JsonLogic rule over metric values. */
 export interface BenchmarkTemplateThreshold {
-  /** One of the template's metric keys; default: the first. */
+  /**
+   * One of the template's metric keys; default: the first.
+   * @maxLength 128
+   */
   metric?: string;
   /**
    * A JsonLogic rule (an object with one operator), e.g. `{">=": [{"var": "tokens_per_second"}, 20]}`.
@@ -48,13 +57,25 @@ export interface BenchmarkTemplate {
    */
   slug: string;
   operation: BenchmarkOperation;
+  /** @maxItems 100 */
   requirements: Record<string, unknown>[];
-  /** Market addresses this benchmark gates. */
-  supportedMarkets: string[];
+  /**
+   * Market addresses this benchmark gates.
+   * @maxItems 1000
+   */
+  supportedMarkets: MarketReference[];
   threshold?: BenchmarkTemplateThreshold;
 }
 
+/**
+ * A market's address or name.
+ * @minLength 1
+ * @maxLength 200
+ */
+export type MarketReference = string;
+
 export interface ApplyBenchmarkTemplatesRequest {
+  /** @maxItems 500 */
   templates: BenchmarkTemplate[];
   /** true: stored benchmarks missing from `templates` are removed. Default false. */
   prune?: boolean;

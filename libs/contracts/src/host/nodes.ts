@@ -6,7 +6,8 @@ export interface NodeGpu {
    */
   model: string;
   /**
-   * @isInt
+   * Bytes; an int64 (GPUs and nodes report more than 2^31).
+   * @isLong
    * @minimum 0
    */
   memoryBytes: number;
@@ -20,7 +21,8 @@ export interface NodeSpecs {
    */
   cpus: number;
   /**
-   * @isInt
+   * Bytes; an int64 (nodes report more than 2^31).
+   * @isLong
    * @minimum 1
    */
   memoryBytes: number;
@@ -35,7 +37,11 @@ export type NodeStatus = 'ONLINE' | 'OFFLINE';
  * host-manager README): the node's address is the key that signs.
  */
 export interface RegisterNodeRequest {
-  /** The market to join, by address or name. */
+  /**
+   * The market to join, by address or name.
+   * @minLength 1
+   * @maxLength 200
+   */
   market: string;
   /**
    * The market's join token, from the operator.

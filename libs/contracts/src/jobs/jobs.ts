@@ -33,12 +33,18 @@ export interface JobLogLine {
 /** open: the settlement of the job's holds has not finished; settled: every hold is settled or released. */
 export type JobSettlement = 'open' | 'settled';
 
+/**
+ * A job definition, version 0.1. The description publishes its full schema under
+ * this name (generated from libs/job-definition, which validates it).
+ */
+export type JobDefinition = { [member: string]: unknown };
+
 export interface PostJobRequest {
   /**
-   * The job definition (schema `JobDefinition`, version 0.1). Give this or `definitionCid`, not both.
+   * The job definition. Give this or `definitionCid`, not both.
    * It is stored in the content-addressed store as its compact JSON text.
    */
-  definition?: { [member: string]: unknown };
+  definition?: JobDefinition;
   /**
    * The content id (`bafkrei…`) of a definition uploaded with `POST /cas`, instead of `definition`.
    * @minLength 1

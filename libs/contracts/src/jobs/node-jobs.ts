@@ -60,9 +60,15 @@ export interface NodeOpReport {
    * @minimum 0
    */
   restarts?: number;
-  /** ISO 8601. */
+  /**
+   * ISO 8601.
+   * @maxLength 64
+   */
   startedAt?: string | null;
-  /** ISO 8601. */
+  /**
+   * ISO 8601.
+   * @maxLength 64
+   */
   endedAt?: string | null;
   /**
    * The op's last lines of output (oldest first), sent when they grew; the latest sent is kept.
@@ -112,12 +118,18 @@ export interface ReportJobResponse {
 /** How the job ended on the node. */
 export type NodeJobOutcome = 'completed' | 'failed' | 'stopped';
 
+/**
+ * The values one result captured, in order (a node keeps the first 1000).
+ * @maxItems 1000
+ */
+export type ResultValues = string[];
+
 export interface FinishJobRequest {
   status: NodeJobOutcome;
   /** @maxLength 4000 */
   reason?: string | null;
   /** Op id → result name → captured values, in order. */
-  results: { [op: string]: { [result: string]: string[] } };
+  results: { [op: string]: { [result: string]: ResultValues } };
   /** @maxItems 1000 */
   ops: NodeOpReport[];
 }

@@ -2,14 +2,14 @@ import { ABSOLUTE_PATH, DNS_LABEL, ENV_NAME, HOST_NAME, NAME, VOLUME_NAME } from
 
 /** Schema parts for ops: the two op kinds, their args, results and execution. */
 const str = { type: 'string' } as const;
-const opIds = { type: 'array', uniqueItems: true, items: { type: 'string' } } as const;
+const opIds = { type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string' } } as const;
 
 /** Longest result regex accepted: keeps the backtracking analysis cheap and bounded. */
 export const MAX_REGEX_LENGTH = 4096;
 
 export const opDefs = {
   op: { oneOf: [{ $ref: '#/$defs/runOp' }, { $ref: '#/$defs/createVolumeOp' }] },
-  opList: { type: 'array', items: { $ref: '#/$defs/op' } },
+  opList: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/op' } },
   opId: {
     type: 'string',
     pattern: DNS_LABEL,
@@ -63,6 +63,7 @@ export const opDefs = {
       work_dir: { type: 'string', pattern: ABSOLUTE_PATH },
       volumes: {
         type: 'array',
+        maxItems: 100,
         items: {
           type: 'object',
           required: ['name', 'dest'],
@@ -73,7 +74,7 @@ export const opDefs = {
       private: { type: 'boolean' },
       expose: { $ref: '#/$defs/expose' },
       restart_policy: { $ref: '#/$defs/restartPolicy' },
-      resources: { type: 'array', items: { $ref: '#/$defs/resourceItem' } },
+      resources: { type: 'array', maxItems: 100, items: { $ref: '#/$defs/resourceItem' } },
       authentication: {
         type: 'object',
         additionalProperties: false,
@@ -90,10 +91,10 @@ export const opDefs = {
   },
   argv: { oneOf: [{ $ref: '#/$defs/argvText' }, { $ref: '#/$defs/argvList' }] },
   argvText: { type: 'string', description: 'Shell form: run as `/bin/sh -c <text>`.' },
-  argvList: { type: 'array', items: { type: 'string' } },
+  argvList: { type: 'array', maxItems: 4096, items: { type: 'string' } },
   aliases: { oneOf: [{ $ref: '#/$defs/hostName' }, { $ref: '#/$defs/hostNameList' }] },
   hostName: { type: 'string', pattern: HOST_NAME },
-  hostNameList: { type: 'array', items: { $ref: '#/$defs/hostName' } },
+  hostNameList: { type: 'array', maxItems: 100, items: { $ref: '#/$defs/hostName' } },
   restartPolicy: { oneOf: [{ $ref: '#/$defs/restartPolicyName' }, { $ref: '#/$defs/restartPolicyObject' }] },
   restartPolicyName: { enum: ['no', 'on-failure', 'always', 'unless-stopped'] },
   restartPolicyObject: {

@@ -6,7 +6,7 @@ import { ABSOLUTE_PATH, PORT_TEXT, WHOLE_LITERAL } from './patterns';
  * one branch and re-validate with it (see ../errors.ts).
  */
 const str = { type: 'string' } as const;
-const strings = { type: 'array', items: { type: 'string' } } as const;
+const strings = { type: 'array', maxItems: 1000, items: { type: 'string' } } as const;
 const stringMap = { type: 'object', additionalProperties: { type: 'string' } } as const;
 
 export const portDefs = {
@@ -28,7 +28,7 @@ export const portDefs = {
     },
   },
   expose: { oneOf: [{ $ref: '#/$defs/exposeList' }, { $ref: '#/$defs/exposeEntry' }] },
-  exposeList: { type: 'array', items: { $ref: '#/$defs/exposeEntry' } },
+  exposeList: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/exposeEntry' } },
   exposeEntry: {
     oneOf: [
       { $ref: '#/$defs/port' },
@@ -44,7 +44,7 @@ export const portDefs = {
     properties: {
       port: { $ref: '#/$defs/port' },
       type: { enum: ['api', 'web', 'websocket', 'webapi', 'none'] },
-      health_checks: { type: 'array', items: { $ref: '#/$defs/healthCheck' } },
+      health_checks: { type: 'array', maxItems: 100, items: { $ref: '#/$defs/healthCheck' } },
     },
   },
   healthCheck: { oneOf: [{ $ref: '#/$defs/httpHealthCheck' }, { $ref: '#/$defs/websocketHealthCheck' }] },
@@ -125,6 +125,7 @@ export const resourceDefs = {
       ...s3Common,
       buckets: {
         type: 'array',
+        maxItems: 100,
         items: {
           type: 'object',
           required: ['url'],

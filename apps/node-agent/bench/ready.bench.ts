@@ -90,7 +90,7 @@ async function main(): Promise<void> {
   const engine = createDocker('/var/run/docker.sock');
   await requireDocker(engine);
   await ensureBusyboxImage(engine);
-  const config = loadConfig({ API_PORT: '0', INGRESS_PORT: '0', LOG_LEVEL: 'warn', NODE_ID: `bench-${randomBytes(3).toString('hex')}`, NODE_GPUS: 'false', STOP_GRACE_SECONDS: '1' });
+  const config = { ...loadConfig({ API_PORT: '0', INGRESS_PORT: '0', LOG_LEVEL: 'warn', NODE_GPUS: 'false', STOP_GRACE_SECONDS: '1' }), NODE_ID: `bench-${randomBytes(3).toString('hex')}` };
   const watcher = new ReadyWatcher();
   const source = new LocalJobSource();
   const agent = await NodeAgent.start(config, createLogger({ service: 'node-agent-bench', level: 'warn' }), { source, reporter: watcher, docker: engine });

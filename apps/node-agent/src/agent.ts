@@ -2,7 +2,7 @@ import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
 import { listen, type RunningServer } from '@ocg/http';
 import { buildNodeApi } from './api/app';
-import { containerMemoryBytes, type AgentConfig } from './config';
+import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
 import { detectGpus } from './docker/gpu';
 import { Executor } from './executor/executor';
@@ -32,11 +32,11 @@ export class NodeAgent {
     private readonly parts: { source: JobSource; proxy: Ingress },
   ) {}
 
-  static async start(config: AgentConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
+  static async start(config: ResolvedConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
     const docker = parts.docker ?? createDocker(config.DOCKER_SOCKET);
     await assertEngine(docker, config.DOCKER_SOCKET);
     const gpus = await detectGpus(docker, config.NODE_GPUS);
-    const isolation = await networkIsolation(config.NETWORK_ISOLATION, logger);
+    const isolation = await networkIsolation(config.NETWORK_ISOLATION, config.NETWORK_ISOLATION_ALLOW, logger);
     const executor = new Executor({
       docker,
       logger,
@@ -58,6 +58,9 @@ export class NodeAgent {
       stopGraceSeconds: config.STOP_GRACE_SECONDS,
       reportTimeoutMs: config.REPORT_TIMEOUT_MS,
       retentionMs: config.FINISHED_JOB_RETENTION_SECONDS * 1000,
+      startConcurrency: config.START_CONCURRENCY,
+      stopConcurrency: config.STOP_CONCURRENCY,
+      images: { allowedPrivateRegistries: config.ALLOW_PRIVATE_REGISTRIES },
     });
     const adopted = await executor.start();
     const app = buildNodeApi({ executor, docker, logger, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });
@@ -77,6 +80,16 @@ export class NodeAgent {
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
     return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy });
+  }
+
+  /**
+   * The node shuts down with its jobs: no new job is taken, every job is
+   * stopped, reported (while the control plane still listens) and removed.
+   */
+  async drain(reason: string): Promise<void> {
+    await this.parts.source.pause?.();
+    const left = await this.executor.drain(reason);
+    if (left.objects > 0) throw new Error(`${left.objects} objects of ${left.jobs} jobs could not be removed from the engine`);
   }
 
   /** Stops serving and watching; containers keep running for the next agent. */

@@ -12,8 +12,13 @@ const flag = (fallback: 'true' | 'false') =>
 
 /** Docker names allow these; the node id goes into labels and object names. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
-const defaultNodeId = (): string => os.hostname().replace(/[^A-Za-z0-9_.-]/g, '-').replace(/^[^A-Za-z0-9]+/, '') || 'node';
 
+/** A comma-separated list; empty entries dropped. */
+const list = () =>
+  z
+    .string()
+    .default('')
+    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean));
 const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
 const defaultKeyFile = (): string => path.join(os.homedir(), '.ocg', 'node-key');
 
@@ -25,16 +30,24 @@ const schema = z.object({
   INGRESS_PORT: env.port(8091),
   LOG_LEVEL: env.logLevel(),
   DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),
-  /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. */
-  NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').default(defaultNodeId),
+  /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. Unset: the node key's address. */
+  NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').optional(),
   /** The node's wallet address: `%%global.node%%`, and the ingress serves the node API at `<address>.<domain>`. */
   NODE_ADDRESS: z.string().min(1).optional(),
   /** Public domain of this node: `%%global.host%%` is `<job>.<domain>`. */
   NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
   /** `auto` asks Docker whether the nvidia runtime is installed. */
   NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
-  /** Keep job networks off the host and link-local addresses (iptables): auto = when possible. */
-  NETWORK_ISOLATION: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** Keep job networks off the host, the LAN, private and link-local addresses (iptables); false: turned off (development only). */
+  NETWORK_ISOLATION: flag('true'),
+  /** IPv4 ranges (CIDR) job networks may reach despite isolation, e.g. an internal package mirror. */
+  NETWORK_ISOLATION_ALLOW: list(),
+  /** Registries on loopback, private or link-local addresses that jobs may pull from: `host`, `host:port` or `*`. */
+  ALLOW_PRIVATE_REGISTRIES: list(),
+  /** Container creates and starts at once, over all jobs: a large group must not starve the node's API and ingress. */
+  START_CONCURRENCY: count(4),
+  /** Container stops and removals at once, over all jobs. */
+  STOP_CONCURRENCY: count(16),
   /** Per container; absent: 90% of this machine's memory. */
   CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
   CONTAINER_PIDS_LIMIT: count(4096),
@@ -88,6 +101,8 @@ const schema = z.object({
 });
 
 export type AgentConfig = z.infer<typeof schema>;
+/** The config once the node's identity is known (`resolveIdentity`). */
+export type ResolvedConfig = AgentConfig & { NODE_ID: string };
 
 /** The only place node-agent reads process.env. */
 export const loadConfig = (e: NodeJS.ProcessEnv = process.env): AgentConfig => parseConfig(schema, e);

@@ -9,16 +9,18 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, createSigner, generateWallet } from '@ocg/auth';
-import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
+import { createLogger, runMain, type Logger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
-import { loadConfig, type AgentConfig } from './config';
+import { loadConfig, type ResolvedConfig } from './config';
 import { FanoutReporter, LocalJobSource, LogReporter } from './local-source';
-import { createControlPlane, loadNodeKey } from './control-plane';
+import { createControlPlane } from './control-plane';
+import { resolveIdentity, type NodeIdentity } from './identity';
+import { onAgentShutdown } from './shutdown';
 
 interface RunContext {
   values: { poster?: string; duration?: string };
-  config: AgentConfig;
+  config: ResolvedConfig;
   logger: Logger;
   source: LocalJobSource;
   agent: NodeAgent;
@@ -48,41 +50,69 @@ function devPoster(job: string, ctx: RunContext): string {
  * Control-plane mode: the node key is the node's address; it registers in
  * MARKET through CONTROL_PLANE_URL, claims that market's jobs and reports on them.
  */
-async function runControlPlane(config: AgentConfig, logger: Logger): Promise<void> {
-  const signer = await loadNodeKey(config);
+async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, logger: Logger): Promise<void> {
+  const { signer } = identity;
   if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address) throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
   const agentConfig = { ...config, NODE_ADDRESS: signer.address };
   const cp = createControlPlane(agentConfig, signer, logger);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
   const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });
   cp.reporter.readLogs((job, op) => agent.executor.logs(job, op));
-  logger.info({ node: signer.address, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
-  onShutdown(logger, async () => {
-    // A development node (the local stack) takes its jobs down with it; a real node leaves them for the next agent.
-    if (config.STOP_JOBS_ON_EXIT) await Promise.all(agent.executor.running().map((job) => agent.executor.stopAndWait(job, 'the node shut down')));
-    cp.reporter.close();
-    await agent.close();
-  });
+  logger.info({ node: signer.address, nodeId: config.NODE_ID, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
+  onAgentShutdown(
+    logger,
+    async () => {
+      // A development node (the local stack) takes its jobs down with it, and reports them ended while the
+      // control plane still listens; a real node leaves them for the next agent.
+      if (config.STOP_JOBS_ON_EXIT) await agent.drain('the node shut down');
+      cp.reporter.close();
+      await agent.close();
+      identity.release();
+    },
+    shutdownOptions(config),
+  );
+}
+
+/** Draining waits for every job's stop (grace period), its report and its cleanup. */
+function shutdownOptions(config: ResolvedConfig) {
+  const drainMs = config.STOP_GRACE_SECONDS * 1000 + config.REPORT_TIMEOUT_MS + 60_000;
+  return { graceMs: config.STOP_JOBS_ON_EXIT ? drainMs : 15_000, ignoreRepeats: config.STOP_JOBS_ON_EXIT };
 }
 
 runMain('node-agent', async () => {
   const { values } = parseArgs({ options: { run: { type: 'string' }, poster: { type: 'string' }, duration: { type: 'string' } } });
-  const config = loadConfig();
-  const logger = createLogger({ service: 'node-agent', level: config.LOG_LEVEL });
-  if (config.CONTROL_PLANE_URL && !values.run) return runControlPlane(config, logger);
+  const loaded = loadConfig();
+  const logger = createLogger({ service: 'node-agent', level: loaded.LOG_LEVEL });
+  const identity = await resolveIdentity(loaded);
+  const config: ResolvedConfig = { ...loaded, NODE_ID: identity.nodeId };
+  if (config.CONTROL_PLANE_URL && !values.run) return runControlPlane(config, identity, logger);
   const source = new LocalJobSource();
   const agent = await NodeAgent.start(config, logger, { source, reporter: new LogReporter(logger) });
   if (!values.run) {
-    onShutdown(logger, () => agent.close());
+    onAgentShutdown(
+      logger,
+      async () => {
+        if (config.STOP_JOBS_ON_EXIT) await agent.drain('the node shut down');
+        await agent.close();
+        identity.release();
+      },
+      shutdownOptions(config),
+    );
     return;
   }
   const job = await submitFile(values.run, { values, config, logger, source, agent });
-  onShutdown(logger, async () => {
-    await agent.executor.stopAndWait(job, 'interrupted (--run)');
-    await agent.close();
-  });
+  onAgentShutdown(
+    logger,
+    async () => {
+      await agent.executor.stopAndWait(job, 'interrupted (--run)');
+      await agent.close();
+      identity.release();
+    },
+    { ...shutdownOptions({ ...config, STOP_JOBS_ON_EXIT: true }) },
+  );
   const summary = await agent.executor.whenEnded(job);
   await agent.close();
+  identity.release();
   process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
   process.exit(summary.state === 'completed' ? 0 : 1);
 });

@@ -20,6 +20,8 @@ export interface JobSink {
 export interface JobSource {
   /** Begins handing work to `sink`; resolves once it does. */
   start(sink: JobSink): Promise<void>;
+  /** Takes no new jobs (the node is draining); syncs, reports and membership go on until close. */
+  pause?(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -12,10 +12,16 @@ export interface NodeApiOptions {
   authMaxAgeSeconds: number;
 }
 
+/** Not ready while ended jobs left objects in the engine (their removal is retried meanwhile). */
+function assertClean(executor: Executor): void {
+  const { jobs, objects } = executor.leftovers();
+  if (objects > 0) throw new Error(`${objects} containers, networks or volumes of ${jobs} ended jobs are still in the engine; removal is being retried`);
+}
+
 /** The node API: health, then the job routes, then the one error shape. */
 export function buildNodeApi(opts: NodeApiOptions): Express {
   const app = createApp({ service: 'node-agent', logger: opts.logger });
-  app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()) }));
+  app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()), cleanup: async () => assertClean(opts.executor) }));
   app.use(nodeApiRoutes(opts.executor, opts.authMaxAgeSeconds));
   installErrorHandling(app, opts.logger);
   return app;

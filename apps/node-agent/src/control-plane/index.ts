@@ -36,6 +36,7 @@ export function createControlPlane(config: AgentConfig, signer: WalletSigner, lo
     log,
   );
   const reporter = new ControlPlaneReporter(client, { finishWaitMs: config.REPORT_TIMEOUT_MS }, log);
+  reporter.holdUntil(membership.registered);
   return {
     source,
     reporter,

@@ -27,6 +27,9 @@ export class Membership {
   private intervalMs = 10_000;
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
+  private markRegistered!: () => void;
+  /** Resolves at the first accepted registration: deployment-manager refuses node calls before it (403). */
+  readonly registered = new Promise<void>((resolve) => (this.markRegistered = resolve));
 
   constructor(
     private readonly client: ControlPlaneClient,
@@ -50,6 +53,7 @@ export class Membership {
     };
     const res = await this.client.post<RegisterNodeResponse>('/nodes/register', body);
     this.intervalMs = res.heartbeatIntervalSeconds * 1000;
+    this.markRegistered();
     this.logger.info({ node: this.client.address, market: res.node.marketName, heartbeatSeconds: res.heartbeatIntervalSeconds }, 'registered with the control plane');
     return res;
   }

@@ -38,6 +38,8 @@ export class ControlPlaneReporter implements Reporter {
   private tailTimer: NodeJS.Timeout | undefined;
   private readonly backoff = new Backoff(10_000);
   private closed = false;
+  /** Every call waits for this: a restarted agent adopts (and reports) its jobs before it has registered again. */
+  private gate: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly client: ControlPlaneClient,
@@ -86,6 +88,11 @@ export class ControlPlaneReporter implements Reporter {
     const waited = new AbortController(); // a finish that came back early must not leave the wait's timer behind
     await Promise.race([sent, sleep(this.settings.finishWaitMs, waited.signal)]);
     waited.abort();
+  }
+
+  /** Holds every report and finish until `ready` resolves (the node's registration). */
+  holdUntil(ready: Promise<void>): void {
+    this.gate = ready;
   }
 
   /** Stops sending; what is still pending is sent again by the next agent (it reports adopted jobs afresh). */
@@ -179,7 +186,7 @@ export class ControlPlaneReporter implements Reporter {
 
   /** One call at a time per job, in order. */
   private enqueue(job: string, call: () => Promise<void>): Promise<void> {
-    const next = (this.chains.get(job) ?? Promise.resolve()).then(call, call);
+    const next = (this.chains.get(job) ?? this.gate).then(call, call);
     this.chains.set(job, next);
     void next.finally(() => this.chains.get(job) === next && this.chains.delete(job));
     return next;

@@ -25,6 +25,9 @@ const POLL_MS = 1000;
  */
 export class ControlPlaneSource implements JobSource {
   private readonly closing = new AbortController();
+  /** Aborted by pause (a draining node) or close: no more claims. */
+  private readonly claiming = new AbortController();
+  private claimLoopDone: Promise<void> = Promise.resolve();
   private readonly loops: Promise<void>[] = [];
   /** The deadline the executor has for each job. */
   private readonly deadlines = new Map<string, number>();
@@ -38,11 +41,18 @@ export class ControlPlaneSource implements JobSource {
 
   async start(sink: JobSink): Promise<void> {
     await this.membership.join();
-    this.loops.push(this.claimLoop(sink), this.syncLoop(sink));
+    this.claimLoopDone = this.claimLoop(sink);
+    this.loops.push(this.claimLoopDone, this.syncLoop(sink));
+  }
+
+  async pause(): Promise<void> {
+    this.claiming.abort();
+    await this.claimLoopDone;
   }
 
   async close(): Promise<void> {
     this.closing.abort();
+    this.claiming.abort();
     await Promise.all([...this.loops, this.membership.stop()]);
   }
 
@@ -52,28 +62,28 @@ export class ControlPlaneSource implements JobSource {
 
   private async claimLoop(sink: JobSink): Promise<void> {
     const backoff = new Backoff();
-    while (!this.signal.aborted) {
+    while (!this.claiming.signal.aborted) {
       if (sink.running().length >= this.settings.maxJobs) {
-        await sleep(POLL_MS, this.signal);
+        await sleep(POLL_MS, this.claiming.signal);
         continue;
       }
       try {
         const claimed = await this.claim();
         backoff.reset();
         if (claimed) this.run(sink, claimed);
-        else if (this.settings.claimWaitSeconds === 0) await sleep(POLL_MS, this.signal);
+        else if (this.settings.claimWaitSeconds === 0) await sleep(POLL_MS, this.claiming.signal);
       } catch (err) {
-        if (this.signal.aborted) return;
+        if (this.claiming.signal.aborted) return;
         this.logger.warn({ err: (err as Error).message }, 'claim failed; backing off');
         if (err instanceof ControlPlaneError && err.status === 403) await this.membership.register().catch(() => undefined);
-        await sleep(backoff.next(), this.signal);
+        await sleep(backoff.next(), this.claiming.signal);
       }
     }
   }
 
   private async claim(): Promise<JobAssignmentRecord | null> {
     const wait = this.settings.claimWaitSeconds;
-    const res = await this.client.post<ClaimJobResponse>('/node-jobs/claim', { market: this.settings.market, waitSeconds: wait }, { extraTimeoutMs: wait * 1000, signal: this.signal });
+    const res = await this.client.post<ClaimJobResponse>('/node-jobs/claim', { market: this.settings.market, waitSeconds: wait }, { extraTimeoutMs: wait * 1000, signal: this.claiming.signal });
     return res.assignment;
   }
 

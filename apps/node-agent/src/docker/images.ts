@@ -1,6 +1,9 @@
 import type Docker from 'dockerode';
 import type { DockerAuth } from '@ocg/job-definition';
+import { withoutAddresses } from './addresses';
 import { engineMessage, statusOf } from './client';
+import { privateRegistryRefusal } from './registries';
+import { isPrivateRepository, markPrivateRepository } from './private-images';
 
 /** A pull that failed; `message` is meant for the job's poster. */
 export class ImagePullError extends Error {
@@ -9,21 +12,42 @@ export class ImagePullError extends Error {
 
 const DOCKER_HUB = 'https://index.docker.io/v1/';
 
+export interface ImagePolicy {
+  /** Registries on loopback, private or link-local addresses that jobs may name anyway (`host` or `host:port`; `*`: any). */
+  allowedPrivateRegistries: string[];
+}
+
+export interface PullOptions {
+  timeoutMs: number;
+  signal: AbortSignal;
+  policy: ImagePolicy;
+}
+
 /**
  * Makes `ref` available locally. Without credentials a local copy is used as
- * is (as `docker run` does). With credentials the image is always pulled: the
- * registry must accept them, or one poster's private image, cached by an
- * earlier job, would run for another poster who cannot pull it.
+ * is (as `docker run` does), unless its repository is private: one that this
+ * engine ever pulled with credentials. Then, and whenever credentials are
+ * given, the registry is asked (a pull: cheap when the layers are cached),
+ * or one poster's private image, cached by an earlier job, would run for
+ * another poster who cannot pull it.
  */
-export async function ensureImage(docker: Docker, ref: string, auth: DockerAuth | undefined, timeoutMs: number, signal: AbortSignal): Promise<'cached' | 'pulled'> {
-  if (!auth && (await hasImage(docker, ref))) return 'cached';
+export async function ensureImage(docker: Docker, ref: string, auth: DockerAuth | undefined, opts: PullOptions): Promise<'cached' | 'pulled'> {
+  if (LOCAL_ID.test(ref)) throw new ImagePullError(`image ${ref}: a reference by image id is not allowed; name the image by repository and tag or digest`);
+  const registry = registryOf(ref);
+  const refusal = registry === DOCKER_HUB ? undefined : await privateRegistryRefusal(registry, opts.policy.allowedPrivateRegistries);
+  if (refusal) throw new ImagePullError(`image ${ref}: ${refusal}`);
+  if (!auth && (await hasImage(docker, ref)) && !(await isPrivateRepository(docker, ref))) return 'cached';
   try {
-    await withTimeout(pull(docker, ref, auth, signal), timeoutMs, `pulling ${ref} took longer than ${Math.round(timeoutMs / 1000)} s`);
-    return 'pulled';
+    await withTimeout(pull(docker, ref, auth, opts.signal), opts.timeoutMs, `pulling ${ref} took longer than ${Math.round(opts.timeoutMs / 1000)} s`);
   } catch (err) {
     throw err instanceof ImagePullError ? err : new ImagePullError(describePullFailure(ref, auth, err));
   }
+  if (auth) await markPrivateRepository(docker, ref);
+  return 'pulled';
 }
+
+/** `sha256:…` or a bare hex id (prefix): Docker would run a local image by id, whatever repository it came from. */
+const LOCAL_ID = /^(sha256:)?[0-9a-f]{12,64}$/i;
 
 export async function hasImage(docker: Docker, ref: string): Promise<boolean> {
   try {
@@ -73,7 +97,7 @@ export function registryOf(ref: string): string {
 }
 
 function describePullFailure(ref: string, auth: DockerAuth | undefined, err: unknown): string {
-  const detail = engineMessage(err);
+  const detail = withoutAddresses(engineMessage(err), registryOf(ref));
   const registry = registryOf(ref) === DOCKER_HUB ? 'Docker Hub' : registryOf(ref);
   if (/unauthorized|authentication required|no basic auth credentials|denied|forbidden/i.test(detail)) {
     return auth

@@ -19,9 +19,11 @@ export const LABEL = {
   note: 'ocg.note',
   /** On containers: the op's exposed ports and checks as resolved at its start. */
   ports: 'ocg.ports',
+  /** On private-repository markers (engine-wide, no node). */
+  repository: 'ocg.repository',
 } as const;
 
-export type ObjectKind = 'job-network' | 'op-container' | 'job-volume' | 'note';
+export type ObjectKind = 'job-network' | 'op-container' | 'job-volume' | 'note' | 'private-repository';
 
 export function jobLabels(node: string, job: string, kind: ObjectKind): Record<string, string> {
   return { [LABEL.managed]: 'true', [LABEL.node]: node, [LABEL.job]: job, [LABEL.kind]: kind };

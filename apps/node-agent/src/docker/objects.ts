@@ -52,15 +52,35 @@ export async function readNotes<T>(docker: Docker, node: string, job: string): P
   return (Volumes ?? []).map((v) => JSON.parse(v.Labels[LABEL.note] ?? '{}') as T);
 }
 
-/** Removes every container, volume and network of the job: what a restart or a crash left too. */
-export async function removeJobObjects(docker: Docker, node: string, job: string): Promise<void> {
+/** At most `size` at once (a `Pool` of the executor), or all at once without one. */
+export interface Limiter {
+  all<I, T>(items: I[], work: (item: I) => Promise<T>): Promise<T[]>;
+}
+
+const unbounded: Limiter = { all: (items, work) => Promise.all(items.map(work)) };
+
+/**
+ * Removes every container, volume and network of the job: what a restart or
+ * a crash left too. Notes go last: while the network is there, they tell a
+ * restarted agent that the job ended (without them it would be adopted again).
+ */
+export async function removeJobObjects(docker: Docker, node: string, job: string, limiter: Limiter = unbounded): Promise<void> {
   const filters = labelFilter(node, { [LABEL.job]: job });
   const containers = await docker.listContainers({ all: true, filters });
-  await Promise.all(containers.map((c) => ignoreMissing(docker.getContainer(c.Id).remove({ force: true, v: true }))));
+  await limiter.all(containers, (c) => ignoreMissing(docker.getContainer(c.Id).remove({ force: true, v: true })));
   const { Volumes } = await docker.listVolumes({ filters });
-  await Promise.all((Volumes ?? []).map((v) => ignoreMissing(docker.getVolume(v.Name).remove())));
+  const isNote = (v: { Labels: Record<string, string> | null }) => v.Labels?.[LABEL.kind] === 'note';
+  await limiter.all((Volumes ?? []).filter((v) => !isNote(v)), (v) => ignoreMissing(docker.getVolume(v.Name).remove()));
   const networks = await docker.listNetworks({ filters });
   await Promise.all(networks.map((n) => ignoreMissing(docker.getNetwork(n.Id).remove())));
+  await limiter.all((Volumes ?? []).filter(isNote), (v) => ignoreMissing(docker.getVolume(v.Name).remove()));
+}
+
+/** How many containers, networks and volumes of the job are in the engine. */
+export async function countJobObjects(docker: Docker, node: string, job: string): Promise<number> {
+  const filters = labelFilter(node, { [LABEL.job]: job });
+  const [containers, { Volumes }, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters }), docker.listNetworks({ filters })]);
+  return containers.length + (Volumes ?? []).length + networks.length;
 }
 
 export async function ignoreMissing(work: Promise<unknown>): Promise<void> {

@@ -5,7 +5,10 @@ import type { JobSink, Reporter } from '../seam';
 import { EngineEvents, type ContainerEvent } from '../docker/events';
 import type { Limits } from '../docker/container-spec';
 import type { HealthTiming } from '../health/port-monitor';
+import type { ImagePolicy } from '../docker/images';
+import { Cleaner, type Leftovers } from './cleaner';
 import { conflict, notFound } from './errors';
+import { Pool } from './pool';
 import * as control from './job-control';
 import { JobRunner } from './job-runner';
 import { findEndpoint, jobResults, jobStatus, opStatus } from './job-view';
@@ -34,6 +37,11 @@ export interface ExecutorOptions {
   reportTimeoutMs: number;
   /** How long an ended job stays readable. */
   retentionMs: number;
+  /** Container creates and starts at once, over all jobs. */
+  startConcurrency: number;
+  /** Container stops and removals at once, over all jobs. */
+  stopConcurrency: number;
+  images: ImagePolicy;
 }
 
 /** Where the ingress sends a request: a container address, or why not. */
@@ -48,10 +56,17 @@ export class Executor implements JobSink {
   /** Ended jobs, readable for a while; keyed like `jobs` by the lowercase address. */
   private readonly finished = new Map<string, JobRunner>();
   private readonly events: EngineEvents;
+  private readonly startPool: Pool;
+  private readonly stopPool: Pool;
+  private readonly cleaner: Cleaner;
   private closed = false;
+  private draining = false;
 
   constructor(private readonly opts: ExecutorOptions) {
     this.events = new EngineEvents(opts.docker, opts.node, opts.logger, (e) => this.onEvent(e), () => this.resync());
+    this.startPool = new Pool(opts.startConcurrency);
+    this.stopPool = new Pool(opts.stopConcurrency);
+    this.cleaner = new Cleaner(opts.docker, opts.node, this.stopPool, opts.logger);
   }
 
   /** Subscribes to engine events, then adopts the jobs a previous agent left running. Returns their addresses. */
@@ -70,6 +85,7 @@ export class Executor implements JobSink {
   async run(assignment: JobAssignment): Promise<void> {
     const key = assignment.job.toLowerCase();
     if (this.jobs.has(key)) return;
+    if (this.draining) throw conflict(`this node is shutting down: job ${assignment.job} not started`);
     if (this.finished.has(key)) throw conflict(`job ${assignment.job} already ran on this node`);
     const runner = this.runner(assignment, Date.now());
     try {
@@ -96,6 +112,22 @@ export class Executor implements JobSink {
 
   async extend(job: string, deadline: number): Promise<void> {
     await this.live(job).extend(deadline);
+  }
+
+  /**
+   * Ends every job (the node shuts down and takes its jobs with it): each is
+   * stopped, reported and removed; then waits (bounded) until the engine
+   * holds nothing of them. Answers what is still left.
+   */
+  async drain(reason: string, timeoutMs = 60_000): Promise<Leftovers> {
+    this.draining = true;
+    await Promise.all([...this.jobs.values()].map((runner) => runner.end('stopped', reason)));
+    return this.cleaner.settle(timeoutMs);
+  }
+
+  /** Objects of ended jobs still in the engine (removal is retried until there are none). */
+  leftovers(): Leftovers {
+    return this.cleaner.leftovers();
   }
 
   running(): string[] {
@@ -147,6 +179,7 @@ export class Executor implements JobSink {
   async close(): Promise<void> {
     this.closed = true;
     this.events.close();
+    this.cleaner.close();
     for (const runner of this.jobs.values()) runner.detach();
     this.jobs.clear();
     this.finished.clear();
@@ -170,6 +203,7 @@ export class Executor implements JobSink {
       logger: o.logger,
       reportTimeoutMs: o.reportTimeoutMs,
       isolation: o.isolation,
+      cleaner: this.cleaner,
       opContext: {
         docker: o.docker,
         node: o.node,
@@ -179,6 +213,9 @@ export class Executor implements JobSink {
         stopGraceSeconds: o.stopGraceSeconds,
         health: o.health,
         logLimits: o.logLimits,
+        startPool: this.startPool,
+        stopPool: this.stopPool,
+        images: o.images,
       },
       onEnded: (r) => this.onEnded(r),
     });

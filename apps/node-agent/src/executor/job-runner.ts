@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { planStages, resolveLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
 import type { Reporter } from '../seam';
 import { encodeBlob, names } from '../docker/labels';
-import { ensureJobNetwork, removeJobObjects, writeNote } from '../docker/objects';
+import { ensureJobNetwork, writeNote } from '../docker/objects';
+import type { Cleaner } from './cleaner';
 import { OpRunner, type OpContext, type StopIntent } from './op-runner';
 import { reasons } from './reasons';
 import type { Note, RestoredJob } from './restore';
@@ -22,7 +23,8 @@ export interface JobRunnerDeps {
   logger: Logger;
   reportTimeoutMs: number;
   /** The op context minus what the runner fills in per job. */
-  opContext: Omit<OpContext, 'job' | 'network' | 'onChange' | 'logger' | 'record'>;
+  opContext: Omit<OpContext, 'job' | 'network' | 'onChange' | 'logger' | 'record' | 'jobSignal'>;
+  cleaner: Cleaner;
   onEnded: (runner: JobRunner, summary: JobSummary) => void;
   isolation?: NetworkIsolation;
 }
@@ -51,6 +53,8 @@ export class JobRunner {
   private readonly logger: Logger;
   private readonly tracker: ChangeTracker;
   private detached = false;
+  /** Aborted the moment the job ends: every start still waiting or pulling is cancelled. */
+  private readonly cancel = new AbortController();
 
   constructor(
     readonly assignment: JobAssignment,
@@ -72,6 +76,7 @@ export class JobRunner {
       logger: this.logger,
       onChange: () => this.changed(),
       record: (op, intent) => this.recordStop(op, intent),
+      jobSignal: this.cancel.signal,
     };
     this.ops = assignment.definition.ops.map((def, i) => new OpRunner(def, this.plan.ops[i], this.plan.stages[this.plan.ops[i].stage].name, ctx));
   }
@@ -111,6 +116,8 @@ export class JobRunner {
       if (!found && intent) op.end(intent.state, intent.reason);
     }
     this.reached = reachedStage(this.plan, this.views());
+    // A reboot or a firewall reload may have flushed the rules while the agent was away.
+    await this.deps.isolation?.isolate(this.deps.docker, names.network(this.job), this.job);
     this.deps.reporter.jobStarted(this.job, true);
     if (restored.ended) {
       void this.end(restored.ended.state, restored.ended.reason);
@@ -142,6 +149,8 @@ export class JobRunner {
     this.detached = true;
     clearTimeout(this.deadlineTimer);
     for (const op of this.ops) op.dispose();
+    this.cancel.abort(); // starts still queued are left to the next agent, which finds those ops without a container
+
   }
 
   async note(note: Note): Promise<void> {
@@ -212,8 +221,10 @@ export class JobRunner {
     this.reason = reason;
     clearTimeout(this.deadlineTimer);
     this.logger.info({ state, reason }, 'job ending');
-    await this.note({ kind: 'job-ended', state, reason, at: Date.now() });
     const why = reasons.jobEnded(reason);
+    for (const op of this.ops) op.markEnding({ state: 'stopped', reason: why });
+    this.cancel.abort();
+    await this.note({ kind: 'job-ended', state, reason, at: Date.now() });
     await Promise.all(this.ops.map((op) => (op.terminal ? undefined : op.stop({ state: 'stopped', reason: why }))));
     await Promise.all(this.ops.map((op) => op.settled()));
     this.endedAt = new Date();
@@ -221,7 +232,7 @@ export class JobRunner {
     await this.report(summary);
     for (const op of this.ops) op.dispose();
     await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
-    await removeJobObjects(this.deps.docker, this.deps.node, this.job).catch((err: unknown) => this.logger.error({ err }, 'cleanup failed'));
+    await this.deps.cleaner.clean(this.job);
     this.logger.info({ state }, 'job ended and cleaned up');
     this.deps.onEnded(this, summary);
     this.done.resolve(summary);

@@ -3,7 +3,7 @@ import type { ContainerInspectInfo } from 'dockerode';
 import type { Logger } from 'pino';
 import type { NormalizedOp, NormalizedRunOp, PlannedOp } from '@ocg/job-definition';
 import { engineMessage, statusOf } from '../docker/client';
-import { ensureImage } from '../docker/images';
+import { ensureImage, type ImagePolicy } from '../docker/images';
 import { ensureVolume } from '../docker/objects';
 import { PortMonitor, type HealthTiming } from '../health/port-monitor';
 import type { LogBuffer } from './log-buffer';
@@ -13,6 +13,7 @@ import { exitReason, reasons } from './reasons';
 import type { ResultExtractor } from './results';
 import type { OpState } from './types';
 import type { Limits } from '../docker/container-spec';
+import type { Pool } from './pool';
 
 export interface OpContext {
   docker: Docker;
@@ -30,6 +31,14 @@ export interface OpContext {
   onChange: (op: OpRunner) => void;
   /** Keeps a stop the agent decided in the engine, for a restarted agent. */
   record: (op: OpRunner, intent: StopIntent) => Promise<void>;
+  /** Container creates and starts of every job go through this (a node setting). */
+  startPool: Pool;
+  /** Container stops of every job go through this. */
+  stopPool: Pool;
+  /** Aborts when the job ends: queued starts leave the pool, pulls are cancelled, no engine call follows. */
+  jobSignal: AbortSignal;
+  /** Whether a cached image may be used without asking its registry (private images must be asked each time). */
+  images: ImagePolicy;
 }
 
 /** A decision to end the op that the container's exit must not override. */
@@ -64,6 +73,7 @@ export class OpRunner {
   /** The start in progress, and how to cancel its pull. */
   private starting: Promise<void> | undefined;
   private abort = new AbortController();
+  private signal: AbortSignal = this.abort.signal;
   private timer: NodeJS.Timeout | undefined;
   /** Set while the op is being reset for a restart: engine events for the old container are ignored. */
   private suspended = false;
@@ -103,6 +113,7 @@ export class OpRunner {
   start(resolved: NormalizedOp): Promise<void> {
     this.busy = true;
     this.abort = new AbortController();
+    this.signal = AbortSignal.any([this.abort.signal, this.ctx.jobSignal]);
     this.starting = this.run(resolved);
     return this.starting;
   }
@@ -118,7 +129,7 @@ export class OpRunner {
       }
       await this.prepare(resolved);
       if (this.intent) return this.finish(this.intent.state, this.intent.reason);
-      await this.launch(resolved);
+      await this.ctx.startPool.run(() => this.launch(resolved), this.signal);
     } catch (err) {
       if (this.intent) this.finish(this.intent.state, this.intent.reason);
       else this.finish('failed', err instanceof OpFailure ? err.message : reasons.startFailed(engineMessage(err)));
@@ -126,6 +137,11 @@ export class OpRunner {
       this.busy = false;
       this.changed();
     }
+  }
+
+  /** The job is ending: set before the job's signal aborts, so a cancelled start ends as this, not as a failure. */
+  markEnding(intent: StopIntent): void {
+    if (!this.terminal) this.intent ??= intent;
   }
 
   /** Ends the op: SIGTERM, a grace period, SIGKILL. The intent decides the final state. */
@@ -146,7 +162,8 @@ export class OpRunner {
     }
     if (this.terminal) return;
     try {
-      await this.container().stop({ t: this.ctx.stopGraceSeconds });
+      const container = this.container();
+      await this.ctx.stopPool.run(() => container.stop({ t: this.ctx.stopGraceSeconds }));
     } catch (err) {
       if (statusOf(err) !== 304 && statusOf(err) !== 404) this.ctx.logger.warn({ err, op: this.id }, 'stop failed');
     }
@@ -221,13 +238,13 @@ export class OpRunner {
     if (op.args.resources.length > 0) throw new OpFailure(reasons.resources());
     const auth = op.args.authentication?.docker;
     try {
-      const how = await ensureImage(this.ctx.docker, op.args.image, auth, this.ctx.pullTimeoutMs, this.abort.signal);
+      const how = await ensureImage(this.ctx.docker, op.args.image, auth, { timeoutMs: this.ctx.pullTimeoutMs, signal: this.signal, policy: this.ctx.images });
       if (how === 'pulled') this.logs.push('nodeerr', `pulled image ${op.args.image}`);
     } catch (err) {
       throw new OpFailure((err as Error).message);
     }
     // Mounted volumes exist with our labels even if no create-volume op made them, so cleanup finds them.
-    for (const v of op.args.volumes) if (!this.intent) await ensureVolume(this.ctx.docker, this.ctx.node, this.ctx.job, v.name);
+    for (const v of op.args.volumes) if (!this.intent && !this.signal.aborted) await ensureVolume(this.ctx.docker, this.ctx.node, this.ctx.job, v.name);
     this.ports = resolvedPorts(op);
   }
 
@@ -237,9 +254,10 @@ export class OpRunner {
     const container = await createOpContainer(docker, { node, job, op, group: this.group, attempt: this.attempt, network, limits }, this.ports);
     this.containerId = container.id;
     // Stopped while creating (e.g. the job ended): the container must not outlive the job's cleanup.
-    if (this.intent) {
+    if (this.intent || this.signal.aborted) {
       await container.remove({ force: true }).catch(() => undefined);
-      return this.finish(this.intent.state, this.intent.reason);
+      const intent = this.intent ?? { state: 'stopped', reason: reasons.jobEnded('cancelled') };
+      return this.finish(intent.state, intent.reason);
     }
     try {
       await container.start();

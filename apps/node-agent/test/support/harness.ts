@@ -5,7 +5,7 @@ import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@oc
 import { createLogger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
-import { loadConfig, type AgentConfig } from '../../src/config';
+import { loadConfig, type ResolvedConfig } from '../../src/config';
 import { createDocker, type Docker } from '../../src/docker/client';
 import { labelFilter, LABEL } from '../../src/docker/labels';
 import type { JobStatus, JobSummary, OpStatus } from '../../src/executor/types';
@@ -28,11 +28,13 @@ export const TEST_ENV = {
   HEALTH_TIMEOUT_MS: '1000',
   HEALTH_FAILURES_TO_OFFLINE: '1',
   FINISHED_JOB_RETENTION_SECONDS: '300',
+  /** The tests' registry listens on 127.0.0.1. */
+  ALLOW_PRIVATE_REGISTRIES: '127.0.0.1',
 };
 
 export interface TestAgent {
   agent: NodeAgent;
-  config: AgentConfig;
+  config: ResolvedConfig;
   docker: Docker;
   reporter: RecordingReporter;
   source: LocalJobSource;
@@ -59,7 +61,7 @@ export function newNodeId(name: string): string {
 }
 
 export async function startTestAgent(node: string, env: Record<string, string> = {}): Promise<TestAgent> {
-  const config = loadConfig({ ...TEST_ENV, NODE_ID: node, ...env });
+  const config = { ...loadConfig({ ...TEST_ENV, ...env }), NODE_ID: node };
   const docker = createDocker(config.DOCKER_SOCKET);
   const reporter = new RecordingReporter();
   const source = new LocalJobSource();

@@ -1,0 +1,93 @@
+/**
+ * A stopped job stops now, at any size: a 300-op group ends at its duration
+ * with most of its starts still pending. None of them may start afterwards,
+ * everything it made is removed, and the node API keeps answering meanwhile.
+ */
+import { BUSYBOX_IMAGE, definition, leftovers, newNodeId, prepareEngine, removeEverything, signedHeader, startTestAgent, waitFor, type TestAgent } from './support/harness';
+
+const node = newNodeId('teardown');
+const OPS = 300;
+const DURATION_SECONDS = 20;
+let t: TestAgent;
+
+beforeAll(async () => {
+  await prepareEngine();
+  t = await startTestAgent(node);
+});
+
+afterAll(async () => {
+  await t?.close();
+  const left = await leftovers(t.docker, node);
+  await removeEverything(t.docker, node);
+  expect(left).toEqual([]);
+});
+
+/** Start events of this node's containers, with their engine time (ms). */
+async function recordStarts(): Promise<{ starts: number[]; stop(): void }> {
+  const stream = await t.docker.getEvents({ filters: { label: [`ocg.node=${node}`], type: ['container'], event: ['start'] } });
+  const starts: number[] = [];
+  let buffered = '';
+  stream.on('data', (chunk: Buffer) => {
+    const lines = (buffered + chunk.toString('utf8')).split('\n');
+    buffered = lines.pop() ?? '';
+    for (const line of lines) if (line.trim()) starts.push(Number((JSON.parse(line) as { timeNano: number }).timeNano) / 1e6);
+  });
+  return { starts, stop: () => (stream as unknown as { destroy(): void }).destroy() };
+}
+
+/** Polls the node API every 100 ms (health and the job's 300-op status); records the slowest answer. */
+function pollApi(job: () => string | undefined, header: () => string): { worst: () => number; stop(): Promise<void> } {
+  let worst = 0;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      for (const path of ['/healthz', ...(job() ? [`/job/${job()}/ops`] : [])]) {
+        const started = performance.now();
+        const res = await fetch(`${t.agent.api.url}${path}`, { headers: { authorization: header() }, signal: AbortSignal.timeout(5000) });
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`${path} answered ${res.status}`);
+        worst = Math.max(worst, performance.now() - started);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  })();
+  return {
+    worst: () => worst,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+it(`ends a ${OPS}-op group at its duration: no start after the end, nothing left, the API answering throughout`, async () => {
+  const ops = Array.from({ length: OPS }, (_, i) => ({ type: 'container/run', id: `s${i}`, args: { image: BUSYBOX_IMAGE, cmd: ['sleep', '600'] }, execution: { group: 'big' } }));
+  const events = await recordStarts();
+  let job: string | undefined;
+  let header = '';
+  const api = pollApi(
+    () => job,
+    () => header,
+  );
+  try {
+    const submitted = await t.submit(definition(ops), { durationSeconds: DURATION_SECONDS });
+    job = submitted.job;
+    header = signedHeader(submitted.wallet);
+    const summary = await t.waitEnded(submitted.job);
+    const end = Date.parse(summary.deadline);
+    expect(summary.state).toBe('completed');
+    expect(summary.ops.filter((o) => o.state === 'running' || o.state === 'pending')).toEqual([]);
+    expect(events.starts.length).toBeGreaterThan(0);
+    // A start already sent to the engine when the job ended may land a moment later; none may be sent after.
+    expect(events.starts.filter((at) => at > end + 1000)).toEqual([]);
+    await waitFor(async () => (await leftovers(t.docker, node, submitted.job)).length === 0, 'every object of the job to be removed', 60_000);
+    expect(t.agent.executor.leftovers()).toEqual({ jobs: 0, objects: 0 });
+    expect((await fetch(`${t.agent.api.url}/readyz`)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(await leftovers(t.docker, node, submitted.job)).toEqual([]);
+  } finally {
+    events.stop();
+    await api.stop();
+  }
+  expect(api.worst()).toBeLessThan(500);
+}, 180_000);

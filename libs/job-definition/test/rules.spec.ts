@@ -294,3 +294,30 @@ describe('any input', () => {
     expect(result.errors).toEqual([{ path: '/ops/0/results/r', message: 'must be at most 4096 characters' }]);
   });
 });
+
+describe('definitions that could never start', () => {
+  it('refuses an env value over 128 KiB and an env over 1 MiB, naming the field and the limit', () => {
+    const big = 'x'.repeat(200 * 1024);
+    expect(check([run('a', { env: { BIG: big, OK: 'y' } })]).errors).toEqual([
+      { path: '/ops/0/args/env/BIG', message: expect.stringContaining('over the limit of 131072 bytes (128 KiB) for one env value') },
+    ]);
+    const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`V${i}`, 'x'.repeat(120 * 1024)]));
+    expect(check([run('a', { env: many })]).errors).toEqual([
+      { path: '/ops/0/args/env', message: expect.stringContaining('over the limit of 1048576 bytes (1 MiB)') },
+    ]);
+  });
+
+  it('refuses volumes at /, /proc, /sys, /dev and below, however written, and two mounts at one place', () => {
+    const mounts = ['/', '/proc', '/sys/fs', '//dev/shm/', '/x/../proc/1', '/data', '/data/'].map((dest) => ({ name: 'v', dest }));
+    const ops = [volume('mk', 'v'), run('a', { volumes: mounts }, { depends_on: ['mk'] })];
+    expect(check(ops).errors.map((e) => e.path)).toEqual([0, 1, 2, 3, 4, 6].map((i) => `/ops/1/args/volumes/${i}/dest`));
+    expect(check(ops).errors[0].message).toContain('cannot be "/"');
+    expect(check(ops).errors[1].message).toContain('nothing may be mounted at /proc or below');
+  });
+
+  it('refuses a group name longer than a node may report', () => {
+    expect(check([run('a', {}, { group: 'g'.repeat(10_000) })]).errors).toEqual([
+      { path: '/ops/0/execution/group', message: expect.stringContaining('200') },
+    ]);
+  });
+});

@@ -1,7 +1,14 @@
-import type { MarketRecord } from '@ocg/contracts';
+import type { MarketRecord, NodeRecord, NodeState } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
 import type { ServiceClient } from './service-client';
+
+/** What a claim needs of a registered node. */
+export interface NodeStanding {
+  market: string;
+  state: NodeState;
+  capacity: number;
+}
 
 interface Cached {
   market: MarketRecord;
@@ -15,7 +22,7 @@ interface Cached {
  */
 export class MarketsClient {
   private readonly cache = new Map<string, Cached>();
-  private readonly nodeMarkets = new Map<string, { market: string; expiresAt: number }>();
+  private readonly nodeMarkets = new Map<string, { node: NodeStanding; expiresAt: number }>();
 
   constructor(
     private readonly service: ServiceClient,
@@ -23,17 +30,24 @@ export class MarketsClient {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The market a registered node joined (`GET /internal/nodes/{node}`), kept as briefly as markets. */
-  async marketOfNode(node: string): Promise<string | undefined> {
+  /** A registered node's market, state and capacity (`GET /internal/nodes/{node}`), kept as briefly as markets. */
+  async nodeStanding(node: string): Promise<NodeStanding | undefined> {
     const key = `node:${node}`;
     const hit = this.nodeMarkets.get(key);
-    if (hit && hit.expiresAt > this.now()) return hit.market;
-    const res = await this.service.call<{ market: string }>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
+    if (hit && hit.expiresAt > this.now()) return hit.node;
+    const res = await this.service.call<NodeRecord>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} looking up node ${node}`);
     if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
-    this.nodeMarkets.set(key, { market: res.body.market, expiresAt: this.now() + this.ttlMs });
-    return res.body.market;
+    // Records from a host-manager older than node control carry neither: active, one job at a time.
+    const standing: NodeStanding = { market: res.body.market, state: res.body.state ?? 'ACTIVE', capacity: res.body.capacity ?? 1 };
+    this.nodeMarkets.set(key, { node: standing, expiresAt: this.now() + this.ttlMs });
+    return standing;
+  }
+
+  /** host-manager changed the node (disabled, removed): the next claim asks again. */
+  forgetNode(node: string): void {
+    this.nodeMarkets.delete(`node:${node}`);
   }
 
   async resolve(ref: string): Promise<MarketRecord> {

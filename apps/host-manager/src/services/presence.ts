@@ -48,6 +48,11 @@ export class NodePresence {
     }
   }
 
+  /** A removed node is no longer present (best effort: the key expires anyway). */
+  async forget(address: string): Promise<void> {
+    await this.redis.del(redisKeys.nodePresence(address)).catch(() => undefined);
+  }
+
   /** A heartbeat every third of the TTL survives two lost ones. */
   get heartbeatIntervalSeconds(): number {
     return Math.max(1, Math.floor(this.ttlSeconds / 3));

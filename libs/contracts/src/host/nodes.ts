@@ -57,7 +57,17 @@ export interface RegisterNodeRequest {
    * @pattern ^https?://[^\s/?#]+(?:/[^\s?#]*)?$
    */
   ingressUrl: string;
+  /**
+   * The most jobs this node runs at once: a claim beyond it gets no job. Default 1.
+   * @isInt
+   * @minimum 1
+   * @maximum 1000
+   */
+  capacity?: number;
 }
+
+/** ACTIVE: claims jobs; DISABLED by an operator: claims, heartbeats and registrations are refused until enabled. */
+export type NodeState = 'ACTIVE' | 'DISABLED';
 
 export interface NodeRecord {
   /** Base58 of the node's ed25519 public key. */
@@ -67,6 +77,9 @@ export interface NodeRecord {
   marketName: string;
   /** ONLINE while heartbeats keep the node's presence alive. */
   status: NodeStatus;
+  state: NodeState;
+  /** The most jobs it runs at once, as declared at registration. */
+  capacity: number;
   specs: NodeSpecs;
   domain: string;
   ingressUrl: string;
@@ -95,6 +108,23 @@ export interface NodeHeartbeatResponse {
   status: NodeStatus;
   heartbeatIntervalSeconds: number;
   presenceTtlSeconds: number;
+}
+
+export interface NodeControlRequest {
+  /**
+   * Why, recorded as the end reason of the node's jobs. Default "node disabled by an operator" / "node removed by an operator".
+   * @minLength 1
+   * @maxLength 500
+   */
+  reason?: string;
+}
+
+export interface NodeControlResponse {
+  address: string;
+  /** DISABLED after disable, ACTIVE after enable, REMOVED after remove. */
+  state: NodeState | 'REMOVED';
+  /** Addresses of the node's jobs that were stopped. */
+  stoppedJobs: string[];
 }
 
 export interface ListNodesResponse {

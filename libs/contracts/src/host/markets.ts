@@ -14,10 +14,10 @@ export const CREDIT_UNITS = 1_000_000;
  */
 export interface MarketJobLimits {
   /**
-   * Most ops (of any type) in one job. Default 64.
+   * Most ops (of any type) in one job. Default 64; at most 1000, the most a node reports on at once.
    * @isInt
    * @minimum 1
-   * @maximum 10000
+   * @maximum 1000
    */
   maxOps: number;
   /**
@@ -79,7 +79,7 @@ export interface MarketJobLimitsUpdate {
   /**
    * @isInt
    * @minimum 1
-   * @maximum 10000
+   * @maximum 1000
    */
   maxOps?: number;
   /**

@@ -1929,7 +1929,7 @@ export interface components {
             diskBytesPerContainer: number;
             /**
              * Format: int32
-             * @description Most ops (of any type) in one job. Default 64.
+             * @description Most ops (of any type) in one job. Default 64; at most 1000, the most a node reports on at once.
              */
             maxOps: number;
             /**
@@ -2173,7 +2173,7 @@ export interface components {
         RegisterNodeRequest: {
             /**
              * Format: int32
-             * @description The most jobs this node runs at once: a claim beyond it gets no job. Default 1.
+             * @description The most jobs this node runs at once: a claim beyond it gets no job. Default 8 (node-agent's MAX_JOBS default).
              */
             capacity?: number;
             /** @description Public domain of the node: jobs are served at `https://<job>.<domain>`. */

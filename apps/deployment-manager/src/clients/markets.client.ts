@@ -1,4 +1,4 @@
-import type { MarketRecord, NodeRecord, NodeState } from '@ocg/contracts';
+import { DEFAULT_NODE_CAPACITY, type MarketRecord, type NodeRecord, type NodeState } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
 import type { ServiceClient } from './service-client';
@@ -39,9 +39,10 @@ export class MarketsClient {
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} looking up node ${node}`);
     if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
-    // Records from a host-manager older than node control carry neither: active, one job at a time.
-    const standing: NodeStanding = { market: res.body.market, state: res.body.state ?? 'ACTIVE', capacity: res.body.capacity ?? 1 };
-    this.nodeMarkets.set(key, { node: standing, expiresAt: this.now() + this.ttlMs });
+    // Records from a host-manager older than node control carry neither: active, the default capacity.
+    const standing: NodeStanding = { market: res.body.market, state: res.body.state ?? 'ACTIVE', capacity: res.body.capacity ?? DEFAULT_NODE_CAPACITY };
+    // A disabled node is asked about again each time, so enabling it takes effect at its next claim.
+    if (standing.state === 'ACTIVE') this.nodeMarkets.set(key, { node: standing, expiresAt: this.now() + this.ttlMs });
     return standing;
   }
 

@@ -36,7 +36,7 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
   };
 }
 
-export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}): Promise<TestDeploymentManager> {
+export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, port = 0): Promise<TestDeploymentManager> {
   const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
   const redis = new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
@@ -46,7 +46,7 @@ export async function startDeploymentManager(m: Managers, overrides: Partial<Dep
   const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };
   const deps = { logger, db, redis, keys, settings };
   const services = composeServices(deps);
-  const server: RunningServer = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  const server: RunningServer = await listen(buildApp(deps, services), { host: '127.0.0.1', port });
   return {
     url: server.url,
     db,

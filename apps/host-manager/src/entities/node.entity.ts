@@ -34,7 +34,7 @@ export class NodeEntity {
   updatedAt!: Date;
 
   /** The most jobs it runs at once, declared at registration; the claim enforces it. */
-  @Column({ type: 'integer', default: 1 })
+  @Column({ type: 'integer', default: 8 })
   capacity!: number;
 
   /** Set by an operator: claims, heartbeats and registrations are refused. */

@@ -129,7 +129,7 @@ const models: TsoaRoute.Models = {
     "MarketJobLimits": {
         "dataType": "refObject",
         "properties": {
-            "maxOps": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1},"maximum":{"value":10000}}},
+            "maxOps": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1},"maximum":{"value":1000}}},
             "maxVolumes": {"dataType":"integer","required":true,"validators":{"minimum":{"value":0},"maximum":{"value":1000}}},
             "cpusPerContainer": {"dataType":"double","required":true,"validators":{"minimum":{"value":0.01},"maximum":{"value":4096}}},
             "cpusPerJob": {"dataType":"double","required":true,"validators":{"minimum":{"value":0.01},"maximum":{"value":65536}}},
@@ -172,7 +172,7 @@ const models: TsoaRoute.Models = {
     "MarketJobLimitsUpdate": {
         "dataType": "refObject",
         "properties": {
-            "maxOps": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":10000}}},
+            "maxOps": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":1000}}},
             "maxVolumes": {"dataType":"integer","validators":{"minimum":{"value":0},"maximum":{"value":1000}}},
             "cpusPerContainer": {"dataType":"double","validators":{"minimum":{"value":0.01},"maximum":{"value":4096}}},
             "cpusPerJob": {"dataType":"double","validators":{"minimum":{"value":0.01},"maximum":{"value":65536}}},

@@ -11,7 +11,7 @@ export class JobLimitsAndNodeControl1760100000025 implements MigrationInterface 
   async up(q: QueryRunner): Promise<void> {
     await q.query(`ALTER TABLE markets ADD COLUMN job_limits jsonb NOT NULL DEFAULT '{}'::jsonb`);
     await q.query(`ALTER TABLE markets ADD COLUMN container_policy jsonb NOT NULL DEFAULT '{}'::jsonb`);
-    await q.query(`ALTER TABLE nodes ADD COLUMN capacity integer NOT NULL DEFAULT 1`);
+    await q.query(`ALTER TABLE nodes ADD COLUMN capacity integer NOT NULL DEFAULT 8`);
     await q.query(`ALTER TABLE nodes ADD CONSTRAINT nodes_capacity_check CHECK (capacity >= 1)`);
     await q.query(`ALTER TABLE nodes ADD COLUMN disabled_at timestamptz`);
   }

@@ -1,6 +1,7 @@
 import type { DataSource, Repository } from 'typeorm';
 import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
 import { ForbiddenError, NotFoundError, ValidationError } from '@ocg/http';
+import { DEFAULT_NODE_CAPACITY } from '@ocg/contracts';
 import { MarketEntity, NodeEntity } from '../entities';
 import { joinTokenMatches } from './join-token';
 import type { MarketService } from './market.service';
@@ -31,7 +32,7 @@ export class NodeService {
     checkGpus(market, body.specs);
     await this.refuseDisabled(address);
     const now = new Date();
-    const capacity = body.capacity ?? 1;
+    const capacity = body.capacity ?? DEFAULT_NODE_CAPACITY;
     await this.nodes.upsert(
       { address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, capacity, updatedAt: now, lastSeenAt: now },
       { conflictPaths: ['address'] },

@@ -58,7 +58,7 @@ export interface RegisterNodeRequest {
    */
   ingressUrl: string;
   /**
-   * The most jobs this node runs at once: a claim beyond it gets no job. Default 1.
+   * The most jobs this node runs at once: a claim beyond it gets no job. Default 8 (node-agent's MAX_JOBS default).
    * @isInt
    * @minimum 1
    * @maximum 1000
@@ -148,3 +148,6 @@ export interface ListMarketNodesResponse {
   /** Nodes of the market, over all pages. */
   total: number;
 }
+
+/** A node's capacity when it declares none (node-agent's MAX_JOBS default). */
+export const DEFAULT_NODE_CAPACITY = 8;

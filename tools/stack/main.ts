@@ -122,7 +122,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   stoppers.push({ name: 'node-agent', stop: () => agent.stop() });
   const node = await waitForNode(gateway, adminKey);
   step(`node ${node} online in "${DEMO_MARKET}", ingress http://127.0.0.1:${ingressPort}`);
-  const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Record<string, unknown>;
+  const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Parameters<typeof postExample>[2];
   const job = await postExample(gateway, state.userKey, definition, (text) => step(text));
   // Stopped before the node, so the node removes its containers on the way out.
   stoppers.push({ name: 'example job', stop: () => stopJob(gateway, state.userKey, job.address) });

@@ -13,6 +13,7 @@ import { RegisterRoutes } from './generated/routes';
 import { requireNodePresence } from './nodes/node-presence';
 import { CasController } from './controllers/cas.controller';
 import { InternalJobsController } from './controllers/internal-jobs.controller';
+import { InternalNodesController } from './controllers/internal-nodes.controller';
 import { InternalMarketsController } from './controllers/internal-markets.controller';
 import { JobsController } from './controllers/jobs.controller';
 import { NodeJobsController } from './controllers/node-jobs.controller';
@@ -39,7 +40,8 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
     .register(CasController, new CasController(services.cas, services.downloads))
     .register(NodeJobsController, new NodeJobsController(services.nodeJobs))
     .register(InternalJobsController, new InternalJobsController(services.query))
-    .register(InternalMarketsController, new InternalMarketsController(services.query));
+    .register(InternalMarketsController, new InternalMarketsController(services.query))
+    .register(InternalNodesController, new InternalNodesController(services.nodeJobs));
   return buildServiceApp({
     service: 'deployment-manager',
     logger: deps.logger,

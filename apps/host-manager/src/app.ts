@@ -18,6 +18,8 @@ import { BenchmarksController } from './controllers/benchmarks.controller';
 import { BenchmarkTemplatesController } from './controllers/benchmark-templates.controller';
 import { MarketService } from './services/market.service';
 import { NodeService } from './services/node.service';
+import { NodeControlService } from './services/node-control.service';
+import { DeploymentManagerClient } from './services/node-jobs.client';
 import { NodePresence } from './services/presence';
 import { BenchmarkService } from './services/benchmark.service';
 import { BenchmarkStore } from './services/benchmark-store';
@@ -25,7 +27,7 @@ import { TemplateApplyService } from './services/template-apply.service';
 
 export type HostManagerSettings = Pick<
   HostManagerConfig,
-  'INTERNAL_TOKEN' | 'NODE_PRESENCE_TTL_SECONDS' | 'NODE_LAST_SEEN_WRITE_SECONDS' | 'NODE_SIGNATURE_MAX_AGE_SECONDS' | 'BENCHMARK_APPLY_LOCK_TIMEOUT_MS'
+  'INTERNAL_TOKEN' | 'DEPLOYMENT_MANAGER_URL' | 'DEPLOYMENT_MANAGER_TIMEOUT_MS' | 'NODE_PRESENCE_TTL_SECONDS' | 'NODE_LAST_SEEN_WRITE_SECONDS' | 'NODE_SIGNATURE_MAX_AGE_SECONDS' | 'BENCHMARK_APPLY_LOCK_TIMEOUT_MS'
 > &
   Partial<Pick<HostManagerConfig, 'ALLOW_PRIVATE_INGRESS' | 'INGRESS_ALLOW_CIDRS'>>;
 
@@ -45,11 +47,13 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   const presence = new NodePresence(redis, settings.NODE_PRESENCE_TTL_SECONDS, settings.NODE_LAST_SEEN_WRITE_SECONDS, logger);
   const ingressPolicy = createAddressPolicy({ allowPrivate: settings.ALLOW_PRIVATE_INGRESS, allowCidrs: settings.INGRESS_ALLOW_CIDRS });
   const nodes = new NodeService(db, markets, presence, ingressPolicy);
+  const deploymentManager = new DeploymentManagerClient(settings.DEPLOYMENT_MANAGER_URL, settings.INTERNAL_TOKEN, settings.DEPLOYMENT_MANAGER_TIMEOUT_MS);
+  const control = new NodeControlService(db, presence, deploymentManager);
   iocContainer
-    .register(MarketsController, new MarketsController(markets))
+    .register(MarketsController, new MarketsController(markets, control))
     .register(InternalMarketsController, new InternalMarketsController(markets, nodes))
     .register(InternalNodesController, new InternalNodesController(nodes))
-    .register(NodesController, new NodesController(nodes))
+    .register(NodesController, new NodesController(nodes, control))
     .register(HeartbeatsController, new HeartbeatsController(nodes))
     .register(BenchmarksController, new BenchmarksController(new BenchmarkService(db)))
     .register(BenchmarkTemplatesController, new BenchmarkTemplatesController(new TemplateApplyService(db, new BenchmarkStore(), settings.BENCHMARK_APPLY_LOCK_TIMEOUT_MS)));

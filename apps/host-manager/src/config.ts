@@ -8,6 +8,10 @@ const schema = z.object({
   ...serviceConfigShape(8082),
   /** Validates API keys (POST /auth/validate-api-key). */
   CLIENT_MANAGER_URL: z.url().default('http://127.0.0.1:8081'),
+  /** Where disabling or removing a node stops its jobs (POST /internal/nodes/{node}/stop-jobs). */
+  DEPLOYMENT_MANAGER_URL: z.url().default('http://127.0.0.1:8083'),
+  /** Timeout of a call to deployment-manager. */
+  DEPLOYMENT_MANAGER_TIMEOUT_MS: positiveInt(10_000),
   /** Service-to-service credential (header x-ocg-internal-token). Unset: internal routes refuse every call. */
   INTERNAL_TOKEN: optionalText().refine((t) => t === undefined || t.length >= 16, 'must be at least 16 characters'),
   /** How long an API key's validation is reused; invalidations from client-manager drop it sooner. */

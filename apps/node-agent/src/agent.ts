@@ -1,10 +1,11 @@
+import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
 import { listen, type RunningServer } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
-import { detectGpus } from './docker/gpu';
+import { detectDiskQuota, detectGpus, gpuDevices } from './docker/gpu';
 import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
 import type { JobSource, Reporter } from './seam';
@@ -46,7 +47,13 @@ export class NodeAgent {
       domain: config.NODE_DOMAIN,
       gpus,
       isolation,
-      limits: { memoryBytes: containerMemoryBytes(config), pidsLimit: config.CONTAINER_PIDS_LIMIT },
+      limits: {
+        memoryBytes: containerMemoryBytes(config),
+        pidsLimit: config.CONTAINER_PIDS_LIMIT,
+        cpus: Math.max(1, os.cpus().length),
+        gpuDevices: await gpuDevices(gpus, config.GPU_DEVICES),
+        diskQuota: await detectDiskQuota(docker, config.CONTAINER_DISK_QUOTA),
+      },
       health: {
         startupIntervalMs: config.HEALTH_STARTUP_INTERVAL_MS,
         continuousIntervalMs: config.HEALTH_CONTINUOUS_INTERVAL_MS,

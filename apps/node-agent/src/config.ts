@@ -48,6 +48,13 @@ const schema = z.object({
   START_CONCURRENCY: count(4),
   /** Container stops and removals at once, over all jobs. */
   STOP_CONCURRENCY: count(16),
+  /** GPU device ids given to ops one per op, comma-separated (e.g. `0,1`); unset: nvidia-smi's list. */
+  GPU_DEVICES: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v.split(',').map((id) => id.trim()).filter(Boolean) : undefined)),
+  /** Apply the market's writable-layer size (StorageOpt): auto = when the storage driver supports it. */
+  CONTAINER_DISK_QUOTA: z.enum(['auto', 'true', 'false']).default('auto'),
   /** Per container; absent: 90% of this machine's memory. */
   CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
   CONTAINER_PIDS_LIMIT: count(4096),
@@ -85,7 +92,7 @@ const schema = z.object({
   NODE_KEY_FILE: z.string().min(1).default(defaultKeyFile),
   /** Where the gateway reaches this node's ingress. Default: the ingress's own listening URL. */
   INGRESS_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
-  /** The agent claims jobs while it runs fewer than this many. */
+  /** The agent claims jobs while it runs fewer than this many; declared to host-manager as its capacity, which claims enforce. */
   MAX_JOBS: count(8),
   /** How long one claim waits for a job (long poll); 0: poll. */
   CLAIM_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(20),

@@ -1,5 +1,5 @@
 /** The pure pieces: bounded logs, result capture, host rules. */
-import { LogBuffer } from '../src/executor/log-buffer';
+import { LogBuffer, MAX_LINE_CHARS } from '../src/executor/log-buffer';
 import { MAX_VALUES_PER_RESULT, ResultExtractor } from '../src/executor/results';
 import { parseHost } from '../src/ingress/host-rules';
 
@@ -42,6 +42,22 @@ describe('ResultExtractor', () => {
     const r = new ResultExtractor({ x: { regex: 'x', logType: ['stdout'] } });
     r.feed('stdout', 'x'.repeat(MAX_VALUES_PER_RESULT + 5));
     expect(r.snapshot().x).toHaveLength(MAX_VALUES_PER_RESULT);
+  });
+
+  it('runs a pathological regex over a long line in linear time (RE2), not for seconds', () => {
+    const r = new ResultExtractor({ slow: { regex: 'a*a*a*a*a*a*a*a*b', logType: ['stdout'] }, group: { regex: '(x+x+)+y', logType: ['stdout'] } });
+    const started = performance.now();
+    for (let i = 0; i < 3; i++) r.feed('stdout', 'a'.repeat(16 * 1024));
+    r.feed('stdout', 'x'.repeat(16 * 1024));
+    // A backtracking engine takes far beyond a minute on these lines; RE2 takes milliseconds (bound generous for a busy CI).
+    expect(performance.now() - started).toBeLessThan(2000);
+    expect(r.snapshot()).toEqual({ slow: [], group: [] });
+  });
+
+  it('reads a line longer than the log buffer keeps only as far as the buffer does', () => {
+    const r = new ResultExtractor({ tail: { regex: 'END', logType: ['stdout'] } });
+    r.feed('stdout', `${'.'.repeat(MAX_LINE_CHARS)}END`);
+    expect(r.snapshot().tail).toEqual([]);
   });
 });
 

@@ -547,7 +547,9 @@ export interface paths {
         put?: never;
         /**
          * Rotate a market's join token
-         * @description Replaces the market's join token; the old one stops working at once. Registered nodes stay registered.
+         * @description Replaces the market's join token; the old one stops working at once. Registered nodes stay
+         *     registered, unless `revokeNodes` is true: then every node of the market (each joined with an
+         *     older token) is removed, its jobs stopped and settled, and it can join again only with the new token.
          */
         post: operations["RotateJoinToken"];
         delete?: never;
@@ -567,7 +569,7 @@ export interface paths {
         put?: never;
         /**
          * Update a market
-         * @description Changes a market's name, price, GPU requirement or durations; members left out keep their value.
+         * @description Changes a market's name, price, GPU requirement, durations, job limits or container policy; members left out keep their value.
          */
         post: operations["UpdateMarket"];
         delete?: never;
@@ -696,6 +698,70 @@ export interface paths {
         get: operations["GetNode"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/nodes/{node}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a node
+         * @description Takes the node out of service: its claims, heartbeats and registrations
+         *     are refused, and its jobs are stopped and settled (STOPPED, billed until
+         *     now). It stays listed, as DISABLED, until enabled or removed.
+         */
+        post: operations["DisableNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/nodes/{node}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a node
+         * @description Lets a disabled node register, heartbeat and claim jobs again.
+         */
+        post: operations["EnableNode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/nodes/{node}/remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a node
+         * @description Stops and settles the node's jobs, then forgets the node. It may join
+         *     again only with its market's current join token: rotate the token first
+         *     to keep it out, or disable it instead.
+         */
+        post: operations["RemoveNode"];
         delete?: never;
         options?: never;
         head?: never;
@@ -958,6 +1024,8 @@ export interface components {
             userId: string;
         };
         CreateMarketRequest: {
+            /** @description How containers run; members left out take their default. */
+            containerPolicy?: components["schemas"]["MarketContainerPolicyUpdate"];
             /**
              * Format: int32
              * @description Default 7200 (two hours).
@@ -965,6 +1033,8 @@ export interface components {
             defaultDurationSeconds?: number;
             /** @description Default false. */
             gpuRequired?: boolean;
+            /** @description What one job may take of a node; members left out take their default. */
+            jobLimits?: components["schemas"]["MarketJobLimitsUpdate"];
             /**
              * Format: int32
              * @description Default 86400 (one day); at least `defaultDurationSeconds`, at most 30 days.
@@ -982,6 +1052,7 @@ export interface components {
         CreateMarketResponse: {
             /** @description Base58 of 32 random bytes; never changes. */
             address: string;
+            containerPolicy: components["schemas"]["MarketContainerPolicy"];
             /** @description ISO 8601. */
             createdAt: string;
             /**
@@ -991,6 +1062,7 @@ export interface components {
             defaultDurationSeconds: number;
             /** @description Nodes of this market must report at least one GPU, and jobs may ask for one. */
             gpuRequired: boolean;
+            jobLimits: components["schemas"]["MarketJobLimits"];
             /** @description The secret nodes present to join this market. Shown only here and by the rotate operation. */
             joinToken: string;
             /**
@@ -1183,6 +1255,8 @@ export interface components {
         };
         /** @description What a node receives to run. */
         JobAssignmentRecord: {
+            /** @description What each of the job's containers may take, from the market's settings (absent from older control planes). */
+            containerLimits?: components["schemas"]["JobContainerLimits"];
             /**
              * Format: double
              * @description Unix ms when the job's paid duration is over.
@@ -1196,6 +1270,20 @@ export interface components {
             job: string;
             /** @description The poster's wallet address: node API requests must be signed by it. */
             poster: string;
+        };
+        /** @description Per container of one job: the market's per-container limits, and its per-job sums shared out between the containers. */
+        JobContainerLimits: {
+            /** Format: double */
+            cpus: number;
+            /** Format: int64 */
+            diskBytes: number;
+            /** Format: int64 */
+            memoryBytes: number;
+            /** Format: int32 */
+            pids: number;
+            readOnlyRootFilesystem: boolean;
+            /** @description `uid[:gid]` to run as, or null for the image's user. */
+            user: string | null;
         };
         JobDeadline: {
             /**
@@ -1815,6 +1903,96 @@ export interface components {
         LogoutResponse: {
             success: boolean;
         };
+        /** @description How the node runs every container of the market's jobs. */
+        MarketContainerPolicy: {
+            /** @description Mount the image's root filesystem read-only (`/tmp` and the job's volumes stay writable). Default false. */
+            readOnlyRootFilesystem: boolean;
+            /**
+             * @description Run containers as this user instead of the image's: `uid` or `uid:gid` (numeric, so no image
+             *     needs the name); null: the image's user (often root).
+             */
+            user: string | null;
+        };
+        /** @description Members left out keep their value. */
+        MarketContainerPolicyUpdate: {
+            readOnlyRootFilesystem?: boolean;
+            user?: string | null;
+        };
+        /**
+         * @description What one job may take of a node, per market: checked when a job is posted
+         *     (op and volume counts) and applied by the node to every container. The
+         *     per-job sums are shared out: each of a job's N containers gets at most
+         *     the per-job figure / N, and never more than the per-container figure.
+         */
+        MarketJobLimits: {
+            /**
+             * Format: double
+             * @description CPUs per container (fractions allowed; a node also caps it at its own CPU count). Default 4.
+             */
+            cpusPerContainer: number;
+            /**
+             * Format: double
+             * @description CPUs of all of a job's containers together. Default 16.
+             */
+            cpusPerJob: number;
+            /**
+             * Format: int64
+             * @description Size of a container's writable layer, in bytes, where the node's storage driver supports a size
+             *     (overlay2 on xfs with pquota, btrfs, zfs); elsewhere the node cannot enforce it. Default 20 GiB.
+             */
+            diskBytesPerContainer: number;
+            /**
+             * Format: int32
+             * @description Most ops (of any type) in one job. Default 64; at most 1000, the most a node reports on at once.
+             */
+            maxOps: number;
+            /**
+             * Format: int32
+             * @description Most `container/create-volume` ops in one job. Default 16.
+             */
+            maxVolumes: number;
+            /**
+             * Format: int64
+             * @description Memory per container, in bytes (no swap on top). Default 8 GiB.
+             */
+            memoryBytesPerContainer: number;
+            /**
+             * Format: int64
+             * @description Memory of all of a job's containers together, in bytes. Default 32 GiB.
+             */
+            memoryBytesPerJob: number;
+            /**
+             * Format: int32
+             * @description Processes per container. Default 1024.
+             */
+            pidsPerContainer: number;
+            /**
+             * Format: int32
+             * @description Processes of all of a job's containers together. Default 8192.
+             */
+            pidsPerJob: number;
+        };
+        /** @description Members left out keep their value (at creation: the default). */
+        MarketJobLimitsUpdate: {
+            /** Format: double */
+            cpusPerContainer?: number;
+            /** Format: double */
+            cpusPerJob?: number;
+            /** Format: int64 */
+            diskBytesPerContainer?: number;
+            /** Format: int32 */
+            maxOps?: number;
+            /** Format: int32 */
+            maxVolumes?: number;
+            /** Format: int64 */
+            memoryBytesPerContainer?: number;
+            /** Format: int64 */
+            memoryBytesPerJob?: number;
+            /** Format: int32 */
+            pidsPerContainer?: number;
+            /** Format: int32 */
+            pidsPerJob?: number;
+        };
         /** @description A job of a market, for the gateway's market page (internal). */
         MarketJobRecord: {
             address: string;
@@ -1835,6 +2013,7 @@ export interface components {
         MarketRecord: {
             /** @description Base58 of 32 random bytes; never changes. */
             address: string;
+            containerPolicy: components["schemas"]["MarketContainerPolicy"];
             /** @description ISO 8601. */
             createdAt: string;
             /**
@@ -1844,6 +2023,7 @@ export interface components {
             defaultDurationSeconds: number;
             /** @description Nodes of this market must report at least one GPU, and jobs may ask for one. */
             gpuRequired: boolean;
+            jobLimits: components["schemas"]["MarketJobLimits"];
             /**
              * Format: double
              * @description The longest duration a job may ask for.
@@ -1877,6 +2057,17 @@ export interface components {
             removed: string[];
             unchanged: string[];
             updated: string[];
+        };
+        NodeControlRequest: {
+            /** @description Why, recorded as the end reason of the node's jobs. Default "node disabled by an operator" / "node removed by an operator". */
+            reason?: string;
+        };
+        NodeControlResponse: {
+            address: string;
+            /** @description DISABLED after disable, ACTIVE after enable, REMOVED after remove. */
+            state: components["schemas"]["NodeState"] | "REMOVED";
+            /** @description Addresses of the node's jobs that were stopped. */
+            stoppedJobs: string[];
         };
         NodeEndpointReport: {
             /** @description First label of the endpoint's host name: `<job>-<port>` or `<job>-<opIndex>-<port>`. */
@@ -1938,6 +2129,11 @@ export interface components {
         NodeRecord: {
             /** @description Base58 of the node's ed25519 public key. */
             address: string;
+            /**
+             * Format: double
+             * @description The most jobs it runs at once, as declared at registration.
+             */
+            capacity: number;
             domain: string;
             ingressUrl: string;
             /** @description ISO 8601; written at most once a minute, so it may lag a live node by that much. */
@@ -1948,6 +2144,7 @@ export interface components {
             /** @description ISO 8601 of the first registration. */
             registeredAt: string;
             specs: components["schemas"]["NodeSpecs"];
+            state: components["schemas"]["NodeState"];
             /** @description ONLINE while heartbeats keep the node's presence alive. */
             status: components["schemas"]["NodeStatus"];
         };
@@ -1961,6 +2158,11 @@ export interface components {
              */
             memoryBytes: number;
         };
+        /**
+         * @description ACTIVE: claims jobs; DISABLED by an operator: claims, heartbeats and registrations are refused until enabled.
+         * @enum {string}
+         */
+        NodeState: "ACTIVE" | "DISABLED";
         /** @enum {string} */
         NodeStatus: "ONLINE" | "OFFLINE";
         PostJobRequest: {
@@ -1989,6 +2191,11 @@ export interface components {
          *     host-manager README): the node's address is the key that signs.
          */
         RegisterNodeRequest: {
+            /**
+             * Format: int32
+             * @description The most jobs this node runs at once: a claim beyond it gets no job. Default 8 (node-agent's MAX_JOBS default).
+             */
+            capacity?: number;
             /** @description Public domain of the node: jobs are served at `https://<job>.<domain>`. */
             domain: string;
             /** @description Where the gateway reaches the node's ingress, e.g. `http://10.0.0.5:8091`. */
@@ -2030,11 +2237,17 @@ export interface components {
         };
         /** @description The values one result captured, in order (a node keeps the first 1000). */
         ResultValues: string[];
+        RotateJoinTokenRequest: {
+            /** @description Also remove every node registered with the old token (their jobs are stopped and settled). Default false. */
+            revokeNodes?: boolean;
+        };
         RotateJoinTokenResponse: {
             /** @description The market's address. */
             address: string;
-            /** @description The new join token; the previous one stops working at once (registered nodes stay registered). */
+            /** @description The new join token; the previous one stops working at once (registered nodes stay registered unless revoked). */
             joinToken: string;
+            /** @description Addresses of the nodes removed with `revokeNodes`. */
+            revokedNodes: string[];
         };
         /** @enum {string} */
         Scope: "api-keys:manage" | "wallet:sign" | "credits:read" | "jobs:read" | "jobs:write" | "markets:read" | "users:manage" | "credits:grant" | "markets:manage" | "nodes:manage" | "benchmarks:manage";
@@ -2121,6 +2334,14 @@ export interface components {
             signatures: components["schemas"]["SignatureRecord"][];
             userAddress: string;
         };
+        StopNodeJobsRequest: {
+            /** @description The end reason of the node's jobs. */
+            reason: string;
+        };
+        StopNodeJobsResponse: {
+            /** @description The jobs this call stopped. */
+            stopped: string[];
+        };
         SyncJobsRequest: {
             /** @description Addresses of every job running on the node. */
             running: string[];
@@ -2156,9 +2377,11 @@ export interface components {
         };
         /** @description Members left out keep their value. */
         UpdateMarketRequest: {
+            containerPolicy?: components["schemas"]["MarketContainerPolicyUpdate"];
             /** Format: int32 */
             defaultDurationSeconds?: number;
             gpuRequired?: boolean;
+            jobLimits?: components["schemas"]["MarketJobLimitsUpdate"];
             /** Format: int32 */
             maxDurationSeconds?: number;
             name?: string;
@@ -3363,7 +3586,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RotateJoinTokenRequest"];
+                "multipart/form-data": components["schemas"]["RotateJoinTokenRequest"];
+                "text/plain": string;
+            };
+        };
         responses: {
             /** @description Ok */
             200: {
@@ -3388,6 +3617,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3699,6 +3930,112 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    DisableNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The node's address. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeControlRequest"];
+                "multipart/form-data": components["schemas"]["NodeControlRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeControlResponse"];
+                    "multipart/form-data": components["schemas"]["NodeControlResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    EnableNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The node's address. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeControlResponse"];
+                    "multipart/form-data": components["schemas"]["NodeControlResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    RemoveNode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The node's address. */
+                node: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["NodeControlRequest"];
+                "multipart/form-data": components["schemas"]["NodeControlRequest"];
+                "text/plain": string;
+            };
+        };
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NodeControlResponse"];
+                    "multipart/form-data": components["schemas"]["NodeControlResponse"];
+                    "text/plain": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Router } from 'express';
 import type { FieldError, HealthResponse, ReadinessResponse } from '@ocg/contracts';
 import { errorBody, ServiceUnavailableError } from './http-error';
@@ -48,7 +48,7 @@ function notReady(failed: CheckResult[]): ServiceUnavailableError {
   return new ServiceUnavailableError(`Not ready: ${summary}`, errors);
 }
 
-let loopDelay: { histogram: IntervalHistogram; since: number } | undefined;
+let loopDelay: { histogram: ReturnType<typeof monitorEventLoopDelay>; since: number } | undefined;
 
 /**
  * The event loop's delay since the last read (p50, p99, max in ms), then a new window

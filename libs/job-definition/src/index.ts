@@ -7,3 +7,4 @@ export { planStages, type StagePlan, type PlannedStage, type PlannedOp, type OpR
 export { GLOBAL_NAMES, type GlobalName } from './literals';
 export { jobDefinitionJsonSchema, JOB_DEFINITION_SCHEMA_ID } from './schema/index';
 export { jobDefinitionOpenApiSchemas } from './schema/openapi';
+export { compileResultRegex, checkRegex, type ResultRegex } from './regex/re2';

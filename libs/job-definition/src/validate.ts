@@ -3,6 +3,7 @@ import { comparePaths, isObject } from './pointer';
 import { buildContext, type RuleContext, type RuleOptions } from './rules/context';
 import { checkAliases, checkPorts, checkVolumes } from './rules/containers';
 import { checkDependencies, checkIds } from './rules/graph';
+import { checkStartable } from './rules/limits';
 import { checkLiterals, checkResults, checkVariables } from './rules/references';
 import { defValidator, definitionValidator } from './schema/compiled';
 import { schemaIssues } from './schema/errors';
@@ -72,6 +73,7 @@ function runRules(ops: unknown, options: RuleOptions): RuleContext {
   checkAliases(ctx);
   checkResults(ctx);
   checkLiterals(ctx);
+  checkStartable(ctx);
   return ctx;
 }
 

@@ -1,6 +1,6 @@
 import { normalize, planStages, validate, validateOps } from '../src';
 import type { JobDefinition, NormalizedRunOp, Op } from '../src';
-import { BENCHMARK_EXAMPLE, HEALTH_CHECK_EXAMPLE, exampleNames, jobExamples, loadExample } from './helpers';
+import { BENCHMARK_EXAMPLE, HEALTH_CHECK_EXAMPLE, RESULT_EXTRACTING_EXAMPLE, exampleNames, jobExamples, loadExample } from './helpers';
 
 interface BenchmarkTemplate {
   support_ops: unknown[];
@@ -12,7 +12,10 @@ describe('real examples', () => {
     expect(exampleNames()).toHaveLength(20);
   });
 
-  const valid = jobExamples().filter(([name]) => name !== HEALTH_CHECK_EXAMPLE);
+  // The result-extracting example carries the regex `\\` on purpose, to exercise a result
+  // that never captures. Such a regex is now an error at validation (ADR 0025): the
+  // poster hears about it before paying, so that example is refused.
+  const valid = jobExamples().filter(([name]) => name !== HEALTH_CHECK_EXAMPLE && name !== RESULT_EXTRACTING_EXAMPLE);
   it.each(valid)('accepts %s', (_name, definition) => {
     const result = validate(definition);
     expect(result.errors).toEqual([]);
@@ -47,12 +50,16 @@ describe('real examples', () => {
     expect(benchmark.args.env).toMatchObject({ BASE_URL: 'http://server:11434' });
   });
 
-  it('warns, without refusing, about the example regex that cannot compile', () => {
-    const result = validate(loadExample('nosana-cli__job-examples__result-extracting.json'));
-    expect(result.valid).toBe(true);
-    expect(result.warnings).toEqual([
-      { path: '/ops/0/results/throw-error/regex', message: expect.stringContaining('does not compile') },
-    ]);
+  it('refuses the example regex that cannot compile, with exactly one error at that regex', () => {
+    const result = validate(loadExample(RESULT_EXTRACTING_EXAMPLE));
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual([{ path: '/ops/0/results/throw-error/regex', message: expect.stringContaining('does not compile') }]);
+  });
+
+  it('accepts the result-extracting example once its broken regex is taken out', () => {
+    const definition = loadExample<{ ops: Array<{ results: Record<string, unknown> }> }>(RESULT_EXTRACTING_EXAMPLE);
+    delete definition.ops[0].results['throw-error'];
+    expect(validate(definition)).toEqual({ valid: true, errors: [], warnings: [] });
   });
 
   it.each(valid)('normalizes and plans %s', (_name, definition) => {

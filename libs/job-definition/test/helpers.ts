@@ -4,6 +4,7 @@ import { join } from 'node:path';
 /** Copies of ../shared/examples/job-definitions, so the tests do not depend on the checkout layout. */
 export const FIXTURES = join(__dirname, 'fixtures');
 export const HEALTH_CHECK_EXAMPLE = 'nosana-kit-docs__health-checks.md__nginx.json';
+export const RESULT_EXTRACTING_EXAMPLE = 'nosana-cli__job-examples__result-extracting.json';
 export const BENCHMARK_EXAMPLE = 'pipeline-templates__Gemma4__benchmarks.json';
 
 export function exampleNames(): string[] {

@@ -1,7 +1,14 @@
-import type { MarketRecord, NodeRecord } from '@ocg/contracts';
+import { DEFAULT_NODE_CAPACITY, type MarketRecord, type NodeRecord, type NodeState } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
 import type { ServiceClient } from './service-client';
+
+/** What a claim needs of a registered node. */
+export interface NodeStanding {
+  market: string;
+  state: NodeState;
+  capacity: number;
+}
 
 interface Cached {
   market: MarketRecord;
@@ -15,7 +22,7 @@ interface Cached {
  */
 export class MarketsClient {
   private readonly cache = new Map<string, Cached>();
-  private readonly nodeMarkets = new Map<string, { market: string; expiresAt: number }>();
+  private readonly nodeMarkets = new Map<string, { node: NodeStanding; expiresAt: number }>();
 
   constructor(
     private readonly service: ServiceClient,
@@ -23,16 +30,24 @@ export class MarketsClient {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The market a registered node joined (`GET /internal/nodes/{node}`), kept as briefly as markets. */
-  async marketOfNode(node: string): Promise<string | undefined> {
+  /** A registered node's market, state and capacity (`GET /internal/nodes/{node}`), kept as briefly as markets. */
+  async nodeStanding(node: string): Promise<NodeStanding | undefined> {
     const key = `node:${node}`;
     const hit = this.nodeMarkets.get(key);
-    if (hit && hit.expiresAt > this.now()) return hit.market;
+    if (hit && hit.expiresAt > this.now()) return hit.node;
     const record = await this.node(node);
     if (!record) return undefined;
     if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
-    this.nodeMarkets.set(key, { market: record.market, expiresAt: this.now() + this.ttlMs });
-    return record.market;
+    // Records from a host-manager older than node control carry neither: active, the default capacity.
+    const standing: NodeStanding = { market: record.market, state: record.state ?? 'ACTIVE', capacity: record.capacity ?? DEFAULT_NODE_CAPACITY };
+    // A disabled node is asked about again each time, so enabling it takes effect at its next claim.
+    if (standing.state === 'ACTIVE') this.nodeMarkets.set(key, { node: standing, expiresAt: this.now() + this.ttlMs });
+    return standing;
+  }
+
+  /** host-manager changed the node (disabled, removed): the next claim asks again. */
+  forgetNode(node: string): void {
+    this.nodeMarkets.delete(`node:${node}`);
   }
 
   /** host-manager's record of a node, uncached (status and lastSeenAt are live); undefined when it is not registered. */

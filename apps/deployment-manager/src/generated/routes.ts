@@ -8,6 +8,8 @@ import { NodeJobsController } from './../controllers/node-jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { JobsController } from './../controllers/jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+import { InternalNodesController } from './../controllers/internal-nodes.controller';
+// WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { InternalMarketsController } from './../controllers/internal-markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 import { InternalJobsController } from './../controllers/internal-jobs.controller';
@@ -25,6 +27,19 @@ const expressAuthenticationRecasted = expressAuthentication as (req: ExRequest, 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
 const models: TsoaRoute.Models = {
+    "JobContainerLimits": {
+        "dataType": "refObject",
+        "properties": {
+            "cpus": {"dataType":"double","required":true},
+            "memoryBytes": {"dataType":"long","required":true},
+            "pids": {"dataType":"integer","required":true},
+            "diskBytes": {"dataType":"long","required":true},
+            "user": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "readOnlyRootFilesystem": {"dataType":"boolean","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobAssignmentRecord": {
         "dataType": "refObject",
         "properties": {
@@ -32,6 +47,7 @@ const models: TsoaRoute.Models = {
             "poster": {"dataType":"string","required":true},
             "definition": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"required":true},
             "deadline": {"dataType":"double","required":true},
+            "containerLimits": {"ref":"JobContainerLimits"},
         },
         "additionalProperties": false,
     },
@@ -363,6 +379,22 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "seconds": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1},"maximum":{"value":2592000}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StopNodeJobsResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "stopped": {"dataType":"array","array":{"dataType":"string"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StopNodeJobsRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "reason": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
         },
         "additionalProperties": false,
     },
@@ -807,6 +839,43 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'extendJob',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalNodesController_stopNodeJobs: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string"},
+                body: {"in":"body","name":"body","required":true,"ref":"StopNodeJobsRequest"},
+        };
+        app.post('/internal/nodes/:node/stop-jobs',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.stopNodeJobs)),
+
+            async function InternalNodesController_stopNodeJobs(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_stopNodeJobs, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'stopNodeJobs',
                 controller,
                 response,
                 next,

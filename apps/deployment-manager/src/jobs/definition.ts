@@ -1,4 +1,4 @@
-import type { FieldError, MarketRecord, PostJobRequest } from '@ocg/contracts';
+import { DEFAULT_CONTAINER_POLICY, DEFAULT_JOB_LIMITS, type FieldError, type JobContainerLimits, type MarketRecord, type PostJobRequest } from '@ocg/contracts';
 import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { PayloadTooLargeError, ValidationError } from '@ocg/http';
 import type { CasService } from '../cas/cas.service';
@@ -40,6 +40,42 @@ export function checkGpus(definition: NormalizedJobDefinition, market: MarketRec
     op.type === 'container/run' && op.args.gpu ? [{ path: `${prefix}/ops/${i}/args/gpu`, message: `op "${op.id}" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` }] : [],
   );
   if (errors.length > 0) throw invalid(errors);
+}
+
+/**
+ * What one job may take of a node, from its market: more ops or volumes than
+ * the market allows are refused at posting, naming the limit.
+ */
+export function checkJobLimits(definition: NormalizedJobDefinition, market: MarketRecord, prefix: string): void {
+  const limits = { ...DEFAULT_JOB_LIMITS, ...market.jobLimits };
+  const errors: FieldError[] = [];
+  const ops = definition.ops.length;
+  if (ops > limits.maxOps) errors.push({ path: `${prefix}/ops`, message: `has ${ops} ops, over the limit of ${limits.maxOps} ops per job of market "${market.name}" (jobLimits.maxOps)` });
+  const volumes = definition.ops.filter((op) => op.type === 'container/create-volume').length;
+  if (volumes > limits.maxVolumes) {
+    errors.push({ path: `${prefix}/ops`, message: `creates ${volumes} volumes, over the limit of ${limits.maxVolumes} per job of market "${market.name}" (jobLimits.maxVolumes)` });
+  }
+  if (errors.length > 0) throw invalid(errors);
+}
+
+/**
+ * What each container of the job may take on the node: the market's
+ * per-container limits, and its per-job sums shared out evenly between the
+ * job's containers, so together they never pass the sums.
+ */
+export function containerLimitsFor(definition: { [member: string]: unknown }, market: MarketRecord): JobContainerLimits {
+  const limits = { ...DEFAULT_JOB_LIMITS, ...market.jobLimits };
+  const policy = { ...DEFAULT_CONTAINER_POLICY, ...market.containerPolicy };
+  const ops = Array.isArray(definition['ops']) ? (definition['ops'] as Array<{ type?: unknown }>) : [];
+  const containers = Math.max(1, ops.filter((op) => op.type === 'container/run').length);
+  return {
+    cpus: Math.max(0.01, Math.floor(Math.min(limits.cpusPerContainer, limits.cpusPerJob / containers) * 100) / 100),
+    memoryBytes: Math.floor(Math.min(limits.memoryBytesPerContainer, limits.memoryBytesPerJob / containers)),
+    pids: Math.max(16, Math.floor(Math.min(limits.pidsPerContainer, limits.pidsPerJob / containers))),
+    diskBytes: limits.diskBytesPerContainer,
+    user: policy.user,
+    readOnlyRootFilesystem: policy.readOnlyRootFilesystem,
+  };
 }
 
 /** Whether any op exposes a public port (the job then has a URL). */

@@ -9,7 +9,7 @@ import type { CreditsClient } from '../clients/credits.client';
 import type { MarketsClient } from '../clients/markets.client';
 import { checkIdempotencyKey, IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
 import type { Caller } from './caller';
-import { checkGpus, durationFor, exposesPorts, type DefinitionLoader, type LoadedDefinition } from './definition';
+import { checkGpus, checkJobLimits, durationFor, exposesPorts, type DefinitionLoader, type LoadedDefinition } from './definition';
 import type { HoldRepository } from './hold.repository';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
@@ -66,7 +66,9 @@ export class JobPostService {
   private async price(caller: Caller, body: PostJobRequest): Promise<Priced> {
     const def = await this.d.definitions.load(caller.userId, body);
     const market = await this.d.markets.resolve(body.market);
-    checkGpus(def.normalized, market, body.definition !== undefined ? '/definition' : '');
+    const prefix = body.definition !== undefined ? '/definition' : '';
+    checkJobLimits(def.normalized, market, prefix);
+    checkGpus(def.normalized, market, prefix);
     const duration = durationFor(body, market);
     return { def, market, duration, amount: market.pricePerSecond * duration };
   }

@@ -1,3 +1,4 @@
+import type { DataSource } from 'typeorm';
 import { one, rows, type Queryable } from '../db';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
@@ -12,7 +13,7 @@ export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
  * move a job, and no write can skip the transition table.
  */
 export class JobRepository {
-  constructor(private readonly db: Queryable) {}
+  constructor(private readonly db: DataSource) {}
 
   async insert(q: Queryable, j: NewJob): Promise<boolean> {
     const inserted = await rows(
@@ -77,27 +78,39 @@ export class JobRepository {
    * What `node` gets from a claim: first a job it claimed more than
    * `redeliverAfterSeconds` ago but never acknowledged (the answer was
    * probably lost on the way: it is offered again, its clock restarted),
-   * else the oldest queued job of the market. The delay keeps a node that
-   * claims again at once from getting its fresh claim back in a loop.
-   * SKIP LOCKED: concurrent claimers each take a different row instead of
-   * queueing behind one, and a job goes to exactly one node.
+   * else the oldest queued job of the market, unless the node already runs
+   * `capacity` jobs. The delay keeps a node that claims again at once from
+   * getting its fresh claim back in a loop. SKIP LOCKED: concurrent claimers
+   * each take a different row instead of queueing behind one, and a job goes
+   * to exactly one node.
    */
-  async claim(market: string, node: string, redeliverAfterSeconds: number): Promise<JobRow | undefined> {
-    return (await this.redeliver(market, node, redeliverAfterSeconds)) ?? this.claimQueued(market, node);
+  async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<JobRow | undefined> {
+    return (await this.redeliver(market, node, redeliverAfterSeconds)) ?? this.claimQueued(market, node, capacity);
   }
 
-  private claimQueued(market: string, node: string): Promise<JobRow | undefined> {
-    return one<JobRow>(
-      this.db,
-      `WITH next AS (
-         SELECT address FROM jobs WHERE market_address = $1 AND status = 'QUEUED' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
-       )
-       UPDATE jobs j SET status = 'RUNNING', node_address = $2, started_at = now(), last_seen_at = now(), acked_at = NULL, updated_at = now(),
-                         ends_at = now() + make_interval(secs => j.duration_seconds)
-       FROM next WHERE j.address = next.address AND j.status = ANY($3)
-       RETURNING j.*`,
-      [market, node, allowedSources('RUNNING')],
-    );
+  /** A lock per node makes its concurrent claims count one after another, so together they never pass the capacity. */
+  private claimQueued(market: string, node: string, capacity: number): Promise<JobRow | undefined> {
+    return this.db.transaction(async (m) => {
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('ocg:claim:' || $1))`, [node]);
+      return one<JobRow>(
+        m,
+        `WITH next AS (
+           SELECT address FROM jobs WHERE market_address = $1 AND status = 'QUEUED'
+             AND (SELECT count(*) FROM jobs WHERE node_address = $2 AND status = 'RUNNING') < $4
+           ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
+         )
+         UPDATE jobs j SET status = 'RUNNING', node_address = $2, started_at = now(), last_seen_at = now(), acked_at = NULL, updated_at = now(),
+                           ends_at = now() + make_interval(secs => j.duration_seconds)
+         FROM next WHERE j.address = next.address AND j.status = ANY($3)
+         RETURNING j.*`,
+        [market, node, allowedSources('RUNNING'), capacity],
+      );
+    });
+  }
+
+  /** The jobs RUNNING on a node. */
+  runningOn(node: string): Promise<{ address: string }[]> {
+    return rows(this.db, `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' ORDER BY seq`, [node]);
   }
 
   /** Billing starts when the node gets the job, so a redelivered claim starts its clock again. */

@@ -14,7 +14,7 @@ import type {
 import { ForbiddenError, NotFoundError } from '@ocg/http';
 import type { CasService } from '../cas/cas.service';
 import type { MarketsClient } from '../clients/markets.client';
-import { invalid } from './definition';
+import { containerLimitsFor, invalid } from './definition';
 import type { JobEvents } from './job-events';
 import type { JobRepository } from './job.repository';
 import type { JobRow } from './job-row';
@@ -48,12 +48,13 @@ export class NodeJobsService {
 
   async claim(node: string, body: ClaimJobRequest): Promise<ClaimJobResponse> {
     const market = await this.d.markets.resolve(body.market);
-    const joined = await this.d.markets.marketOfNode(node);
-    if (joined !== market.address) {
-      throw new ForbiddenError(joined ? `Node ${node} joined another market and may claim only its jobs` : `Node ${node} is not registered with host-manager`);
+    const standing = await this.d.markets.nodeStanding(node);
+    if (standing?.market !== market.address) {
+      throw new ForbiddenError(standing ? `Node ${node} joined another market and may claim only its jobs` : `Node ${node} is not registered with host-manager`);
     }
+    if (standing.state === 'DISABLED') throw new ForbiddenError(`Node ${node} is disabled by an operator and may claim no jobs`);
     const until = Date.now() + (body.waitSeconds ?? 0) * 1000;
-    const claim = () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds);
+    const claim = () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds, standing.capacity);
     let job = await claim();
     while (!job && Date.now() < until) {
       await this.d.waker.wait(market.address, Math.min(WAIT_SLICE_MS, until - Date.now()));
@@ -61,7 +62,26 @@ export class NodeJobsService {
     }
     if (!job) return { assignment: null };
     this.d.events.changed(job);
-    return { assignment: { job: job.address, poster: job.poster_address, definition: job.definition, deadline: deadlineOf(job) } };
+    const containerLimits = containerLimitsFor(job.definition, market);
+    return { assignment: { job: job.address, poster: job.poster_address, definition: job.definition, deadline: deadlineOf(job), containerLimits } };
+  }
+
+  /**
+   * An operator took the node out (host-manager calls this): every job it
+   * runs ends STOPPED now, billed until now, and settles; its next sync tells
+   * it to stop them. Its standing is looked up again at its next claim.
+   */
+  async stopNode(node: string, reason: string): Promise<string[]> {
+    this.d.markets.forgetNode(node);
+    const stopped: string[] = [];
+    for (const { address } of await this.d.jobs.runningOn(node)) {
+      const moved = await this.d.jobs.end(this.d.db, address, 'STOPPED', reason, 'now()', { node });
+      if (!moved) continue;
+      stopped.push(address);
+      this.d.events.changed(moved);
+      await this.d.settlement.settle(address);
+    }
+    return stopped;
   }
 
   async report(node: string, address: string, body: ReportJobRequest): Promise<ReportJobResponse> {

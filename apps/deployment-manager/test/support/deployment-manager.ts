@@ -38,7 +38,7 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
 }
 
 /** `redisUrl`: a Redis of the service's own (e.g. one the test stops), instead of the managers' one. */
-export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, opts: { redisUrl?: string } = {}): Promise<TestDeploymentManager> {
+export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, opts: { redisUrl?: string; port?: number } = {}): Promise<TestDeploymentManager> {
   const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
   const redis = opts.redisUrl ? createRedis(opts.redisUrl, { onError: () => undefined }) : new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
@@ -48,7 +48,7 @@ export async function startDeploymentManager(m: Managers, overrides: Partial<Dep
   const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };
   const deps = { logger, db, redis, keys, settings };
   const services = composeServices(deps);
-  const server: RunningServer = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  const server: RunningServer = await listen(buildApp(deps, services), { host: '127.0.0.1', port: opts.port ?? 0 });
   return {
     url: server.url,
     db,

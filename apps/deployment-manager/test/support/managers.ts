@@ -40,7 +40,8 @@ export interface Managers {
 
 let counter = 0;
 
-export async function startManagers(): Promise<Managers> {
+/** `deploymentManagerUrl`: where host-manager asks deployment-manager to stop a node's jobs (node control tests). */
+export async function startManagers(opts: { deploymentManagerUrl?: string } = {}): Promise<Managers> {
   const database = await testDatabase();
   const { url: redisUrl } = await testRedis();
   const adminKey = generateApiKey();
@@ -54,6 +55,7 @@ export async function startManagers(): Promise<Managers> {
       ports: { 'client-manager': await freePort(), 'host-manager': await freePort() },
       logLevel: 'warn',
       env: { MASTER_KEY, ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
+      serviceEnv: opts.deploymentManagerUrl ? { 'host-manager': { DEPLOYMENT_MANAGER_URL: opts.deploymentManagerUrl } } : undefined,
       onLine: (line) => lines.push(line),
     });
   } catch (err) {

@@ -26,8 +26,9 @@ export class SignedNode {
     return call<T>(base, 'POST', path, { body, headers: { ...headers, 'x-ocg-node': this.address } });
   }
 
-  async register(m: Managers, market: string, joinToken: string): Promise<void> {
-    const res = await this.send(m.hostManagerUrl, '/nodes/register', { market, joinToken, specs: cpuSpecs, domain: NODE_DOMAIN, ingressUrl: 'http://127.0.0.1:9' });
+  /** `capacity`: how many jobs it may run at once (high by default, so claims in tests are not limited by it). */
+  async register(m: Managers, market: string, joinToken: string, capacity = 1000): Promise<void> {
+    const res = await this.send(m.hostManagerUrl, '/nodes/register', { market, joinToken, specs: cpuSpecs, domain: NODE_DOMAIN, ingressUrl: 'http://127.0.0.1:9', capacity });
     if (res.status !== 200) throw new Error(`node not registered: ${JSON.stringify(res.body)}`);
   }
 }

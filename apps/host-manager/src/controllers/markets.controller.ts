@@ -1,11 +1,15 @@
 import { Body, Get, Path, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { CreateMarketRequest, CreateMarketResponse, ErrorBody, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import type { CreateMarketRequest, CreateMarketResponse, ErrorBody, ListMarketsResponse, MarketRecord, RotateJoinTokenRequest, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import type { NodeControlService } from '../services/node-control.service';
 import type { MarketService } from '../services/market.service';
 
 @Route('markets')
 @Tags('Markets')
 export class MarketsController {
-  constructor(private readonly markets: MarketService) {}
+  constructor(
+    private readonly markets: MarketService,
+    private readonly control: NodeControlService,
+  ) {}
 
   /**
    * Creates a market. Prices are integer credit units per second
@@ -20,7 +24,7 @@ export class MarketsController {
   }
 
   /**
-   * Changes a market's name, price, GPU requirement or durations; members left out keep their value.
+   * Changes a market's name, price, GPU requirement, durations, job limits or container policy; members left out keep their value.
    * @summary Update a market
    * @param market The market's address, or its name (case-insensitive).
    */
@@ -32,15 +36,19 @@ export class MarketsController {
   }
 
   /**
-   * Replaces the market's join token; the old one stops working at once. Registered nodes stay registered.
+   * Replaces the market's join token; the old one stops working at once. Registered nodes stay
+   * registered, unless `revokeNodes` is true: then every node of the market (each joined with an
+   * older token) is removed, its jobs stopped and settled, and it can join again only with the new token.
    * @summary Rotate a market's join token
    * @param market The market's address, or its name (case-insensitive).
    */
   @Post('{market}/rotate-join-token')
   @Response<ErrorBody>(404, 'No market with this address or name')
   @Security('bearerAuth', ['nodes:manage'])
-  public rotateJoinToken(@Path() market: string): Promise<RotateJoinTokenResponse> {
-    return this.markets.rotateJoinToken(market);
+  public async rotateJoinToken(@Path() market: string, @Body() body?: RotateJoinTokenRequest): Promise<RotateJoinTokenResponse> {
+    const { address, joinToken } = await this.markets.rotateJoinToken(market);
+    const revokedNodes = body?.revokeNodes ? await this.control.revokeMarket(address) : [];
+    return { address, joinToken, revokedNodes };
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Body, Get, Middlewares, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
-import type { ErrorBody, ListNodesResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { ErrorBody, ListNodesResponse, NodeControlRequest, NodeControlResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { NodeControlService } from '../services/node-control.service';
 import type { NodeService } from '../services/node.service';
 import { bodyMatches } from '../body-schema';
 import { nodeAddressOf } from './identity';
@@ -8,7 +9,10 @@ import { nodeAddressOf } from './identity';
 @Route('nodes')
 @Tags('Nodes')
 export class NodesController {
-  constructor(private readonly nodes: NodeService) {}
+  constructor(
+    private readonly nodes: NodeService,
+    private readonly control: NodeControlService,
+  ) {}
 
   /**
    * Registers the node whose ed25519 key signs the request (headers
@@ -56,5 +60,42 @@ export class NodesController {
   @Security('bearerAuth', ['markets:read'])
   public getNode(@Path() node: string): Promise<NodeRecord> {
     return this.nodes.get(node);
+  }
+
+  /**
+   * Takes the node out of service: its claims, heartbeats and registrations
+   * are refused, and its jobs are stopped and settled (STOPPED, billed until
+   * now). It stays listed, as DISABLED, until enabled or removed.
+   * @summary Disable a node
+   * @param node The node's address.
+   */
+  @Post('{node}/disable')
+  @Security('bearerAuth', ['nodes:manage'])
+  public disableNode(@Path() node: string, @Body() body?: NodeControlRequest): Promise<NodeControlResponse> {
+    return this.control.disable(node, body?.reason);
+  }
+
+  /**
+   * Lets a disabled node register, heartbeat and claim jobs again.
+   * @summary Enable a node
+   * @param node The node's address.
+   */
+  @Post('{node}/enable')
+  @Security('bearerAuth', ['nodes:manage'])
+  public enableNode(@Path() node: string): Promise<NodeControlResponse> {
+    return this.control.enable(node);
+  }
+
+  /**
+   * Stops and settles the node's jobs, then forgets the node. It may join
+   * again only with its market's current join token: rotate the token first
+   * to keep it out, or disable it instead.
+   * @summary Remove a node
+   * @param node The node's address.
+   */
+  @Post('{node}/remove')
+  @Security('bearerAuth', ['nodes:manage'])
+  public removeNode(@Path() node: string, @Body() body?: NodeControlRequest): Promise<NodeControlResponse> {
+    return this.control.remove(node, body?.reason);
   }
 }

@@ -1,4 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
+import type { MarketContainerPolicyUpdate, MarketJobLimitsUpdate } from '@ocg/contracts';
 import { bigintAsNumber } from './transformers';
 
 @Entity({ name: 'markets' })
@@ -25,6 +26,14 @@ export class MarketEntity {
 
   @Column({ type: 'integer', name: 'max_duration_seconds' })
   maxDurationSeconds!: number;
+
+  /** Only what an operator set; the rest takes DEFAULT_JOB_LIMITS. */
+  @Column({ type: 'jsonb', name: 'job_limits', default: {} })
+  jobLimits!: MarketJobLimitsUpdate;
+
+  /** Only what an operator set; the rest takes DEFAULT_CONTAINER_POLICY. */
+  @Column({ type: 'jsonb', name: 'container_policy', default: {} })
+  containerPolicy!: MarketContainerPolicyUpdate;
 
   /** SHA-256 (hex) of the join token; the token itself is never stored. */
   @Column({ type: 'text', name: 'join_token_hash' })

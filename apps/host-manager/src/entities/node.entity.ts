@@ -1,8 +1,9 @@
-import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { NodeSpecs } from '@ocg/contracts';
 import { MarketEntity } from './market.entity';
 
 @Entity({ name: 'nodes' })
+@Check('nodes_capacity_check', 'capacity >= 1')
 export class NodeEntity {
   /** Base58 of the node's ed25519 public key. */
   @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'nodes_pkey' })
@@ -31,6 +32,14 @@ export class NodeEntity {
 
   @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
   updatedAt!: Date;
+
+  /** The most jobs it runs at once, declared at registration; the claim enforces it. */
+  @Column({ type: 'integer', default: 8 })
+  capacity!: number;
+
+  /** Set by an operator: claims, heartbeats and registrations are refused. */
+  @Column({ type: 'timestamptz', name: 'disabled_at', nullable: true })
+  disabledAt!: Date | null;
 
   /** Written at most once per NODE_LAST_SEEN_WRITE_SECONDS; presence in Redis is the live signal. */
   @Column({ type: 'timestamptz', name: 'last_seen_at', nullable: true })

@@ -1,5 +1,5 @@
 import type { DataSource, Repository } from 'typeorm';
-import type { CreateMarketRequest, CreateMarketResponse, ListMarketsResponse, MarketRecord, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import { DEFAULT_JOB_LIMITS, type CreateMarketRequest, type CreateMarketResponse, type ListMarketsResponse, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord, type UpdateMarketRequest } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
 import { MarketEntity } from '../entities';
@@ -27,6 +27,8 @@ export class MarketService {
       defaultDurationSeconds: body.defaultDurationSeconds ?? DEFAULT_DURATION_SECONDS,
       maxDurationSeconds: body.maxDurationSeconds ?? Math.max(DEFAULT_MAX_DURATION_SECONDS, body.defaultDurationSeconds ?? 0),
       joinTokenHash: hash,
+      jobLimits: checkJobLimits(defined(body.jobLimits ?? {})),
+      containerPolicy: defined(body.containerPolicy ?? {}),
     });
     checkDurations(market);
     await this.save(market);
@@ -40,6 +42,8 @@ export class MarketService {
     if (body.gpuRequired !== undefined) market.gpuRequired = body.gpuRequired;
     if (body.defaultDurationSeconds !== undefined) market.defaultDurationSeconds = body.defaultDurationSeconds;
     if (body.maxDurationSeconds !== undefined) market.maxDurationSeconds = body.maxDurationSeconds;
+    if (body.jobLimits) market.jobLimits = checkJobLimits({ ...market.jobLimits, ...defined(body.jobLimits) });
+    if (body.containerPolicy) market.containerPolicy = { ...market.containerPolicy, ...defined(body.containerPolicy) } as MarketContainerPolicyUpdate;
     checkDurations(market);
     await this.save(market);
     return toMarketRecord(market);
@@ -54,11 +58,12 @@ export class MarketService {
     return toMarketRecord(await this.resolve(ref));
   }
 
-  async rotateJoinToken(ref: string): Promise<RotateJoinTokenResponse> {
+  /** A new join token; answers the market and the hash of the token it replaced. */
+  async rotateJoinToken(ref: string): Promise<{ address: string; joinToken: string; oldHash: string }> {
     const market = await this.resolve(ref);
     const { token, hash } = generateJoinToken();
     await this.markets.update({ address: market.address }, { joinTokenHash: hash });
-    return { address: market.address, joinToken: token };
+    return { address: market.address, joinToken: token, oldHash: market.joinTokenHash };
   }
 
   /** A market by address, or by name ignoring case (names never look like addresses, so the two cannot clash). */
@@ -94,4 +99,26 @@ function checkDurations(m: Pick<MarketEntity, 'defaultDurationSeconds' | 'maxDur
   if (m.defaultDurationSeconds <= m.maxDurationSeconds) return;
   const message = `must not exceed maxDurationSeconds (${m.maxDurationSeconds})`;
   throw new ValidationError(`Validation failed: /defaultDurationSeconds: ${message}`, [{ path: '/defaultDurationSeconds', message }]);
+}
+
+/** Members given as undefined are left out, so they keep their value (or default). */
+function defined<T extends object>(update: T): T {
+  return Object.fromEntries(Object.entries(update).filter(([, v]) => v !== undefined)) as T;
+}
+
+const PAIRS = [
+  ['cpusPerContainer', 'cpusPerJob'],
+  ['memoryBytesPerContainer', 'memoryBytesPerJob'],
+  ['pidsPerContainer', 'pidsPerJob'],
+] as const;
+
+/** A per-container figure above its per-job sum is a mistake: the sum would always win. */
+function checkJobLimits(limits: MarketJobLimitsUpdate): MarketJobLimitsUpdate {
+  const effective = { ...DEFAULT_JOB_LIMITS, ...limits };
+  for (const [one, all] of PAIRS) {
+    if (effective[one] <= effective[all]) continue;
+    const message = `must not exceed jobLimits.${all} (${effective[all]})`;
+    throw new ValidationError(`Validation failed: /jobLimits/${one}: ${message}`, [{ path: `/jobLimits/${one}`, message }]);
+  }
+  return limits;
 }

@@ -1,6 +1,7 @@
 import type { DataSource, Repository } from 'typeorm';
 import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
 import { createAddressPolicy, ForbiddenError, NotFoundError, urlRefusal, ValidationError, type AddressPolicy } from '@ocg/http';
+import { DEFAULT_NODE_CAPACITY } from '@ocg/contracts';
 import { MarketEntity, NodeEntity } from '../entities';
 import { joinTokenMatches } from './join-token';
 import type { MarketService } from './market.service';
@@ -32,9 +33,11 @@ export class NodeService {
     const market = await this.markets.resolve(body.market);
     if (!joinTokenMatches(body.joinToken, market.joinTokenHash)) throw new ForbiddenError(`The join token is not the current one of market "${market.name}"`);
     checkGpus(market, body.specs);
+    await this.refuseDisabled(address);
     const now = new Date();
+    const capacity = body.capacity ?? DEFAULT_NODE_CAPACITY;
     await this.nodes.upsert(
-      { address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, updatedAt: now, lastSeenAt: now },
+      { address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, capacity, updatedAt: now, lastSeenAt: now },
       { conflictPaths: ['address'] },
     );
     await this.presence.touch(address, now.getTime());
@@ -44,6 +47,7 @@ export class NodeService {
   async heartbeat(address: string, body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse> {
     const node = await this.nodes.findOne({ where: { address }, relations: { market: true } });
     if (!node) throw new NotFoundError('This node is not registered: POST /nodes/register first');
+    if (node.disabledAt) throw disabled(address);
     if (body.specs) checkGpus(node.market, body.specs);
     const due = await this.presence.touch(address);
     if (due || body.specs) await this.nodes.update({ address }, { lastSeenAt: new Date(), ...(body.specs ? { specs: body.specs, updatedAt: new Date() } : {}) });
@@ -94,6 +98,12 @@ export class NodeService {
     return nodes.map((n) => toNodeRecord(n, n.market, online(n) ? 'ONLINE' : 'OFFLINE'));
   }
 
+  /** A disabled node stays disabled: registering again does not bring it back (an operator enables it). */
+  private async refuseDisabled(address: string): Promise<void> {
+    const known = await this.nodes.findOne({ where: { address }, select: { address: true, disabledAt: true } });
+    if (known?.disabledAt) throw disabled(address);
+  }
+
   private timing() {
     return { heartbeatIntervalSeconds: this.presence.heartbeatIntervalSeconds, presenceTtlSeconds: this.presence.ttlSeconds };
   }
@@ -112,5 +122,7 @@ function checkGpus(market: MarketEntity, specs: NodeSpecs): void {
   const message = `market "${market.name}" requires GPUs: report at least one`;
   throw new ValidationError(`Validation failed: /specs/gpus: ${message}`, [{ path: '/specs/gpus', message }]);
 }
+
+const disabled = (address: string) => new ForbiddenError(`Node ${address} is disabled by an operator`);
 
 const clamp = (n: number, min: number, max: number): number => Math.min(max, Math.max(min, Math.floor(n)));

@@ -53,6 +53,11 @@ export class NodePresence {
     return this.ttlSeconds + this.writeIntervalSeconds;
   }
 
+  /** A removed node is no longer present (best effort: the key expires anyway). */
+  async forget(address: string): Promise<void> {
+    await this.redis.del(redisKeys.nodePresence(address)).catch(() => undefined);
+  }
+
   /** A heartbeat every third of the TTL survives two lost ones. */
   get heartbeatIntervalSeconds(): number {
     return Math.max(1, Math.floor(this.ttlSeconds / 3));

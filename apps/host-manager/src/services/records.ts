@@ -1,4 +1,5 @@
 /** Entities to the DTOs of @ocg/contracts. */
+import { DEFAULT_CONTAINER_POLICY, DEFAULT_JOB_LIMITS } from '@ocg/contracts';
 import type { BenchmarkRecord, MarketRecord, MarketThresholdRecord, NodeRecord, NodeStatus, ThresholdRecord } from '@ocg/contracts';
 import type { BenchmarkEntity, MarketEntity, MarketThresholdEntity, NodeEntity, ThresholdEntity } from '../entities';
 
@@ -10,6 +11,8 @@ export function toMarketRecord(m: MarketEntity): MarketRecord {
     gpuRequired: m.gpuRequired,
     defaultDurationSeconds: m.defaultDurationSeconds,
     maxDurationSeconds: m.maxDurationSeconds,
+    jobLimits: { ...DEFAULT_JOB_LIMITS, ...m.jobLimits },
+    containerPolicy: { ...DEFAULT_CONTAINER_POLICY, ...m.containerPolicy },
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };
@@ -21,6 +24,8 @@ export function toNodeRecord(n: NodeEntity, market: Pick<MarketEntity, 'address'
     market: market.address,
     marketName: market.name,
     status,
+    state: n.disabledAt ? 'DISABLED' : 'ACTIVE',
+    capacity: n.capacity,
     specs: n.specs,
     domain: n.domain,
     ingressUrl: n.ingressUrl,

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { WalletSigner } from '@ocg/auth';
 import type { AgentConfig } from '../config';
 import { createDocker } from '../docker/client';
-import { detectGpus } from '../docker/gpu';
+import { detectGpus, gpuDevices } from '../docker/gpu';
 import { ControlPlaneClient } from './client';
 import { Membership } from './membership';
 import { ControlPlaneReporter } from './reporter';
@@ -28,7 +28,8 @@ export function createControlPlane(config: AgentConfig, signer: WalletSigner, lo
   const log = logger.child({ component: 'control-plane' });
   const client = new ControlPlaneClient(config.CONTROL_PLANE_URL, signer, config.CONTROL_PLANE_TIMEOUT_MS);
   const docker = createDocker(config.DOCKER_SOCKET);
-  const membership = new Membership(client, { market: config.MARKET, joinToken: config.JOIN_TOKEN, domain: config.NODE_DOMAIN, gpus: () => detectGpus(docker, config.NODE_GPUS) }, log);
+  const gpus = async () => gpuDevices(await detectGpus(docker, config.NODE_GPUS), config.GPU_DEVICES);
+  const membership = new Membership(client, { market: config.MARKET, joinToken: config.JOIN_TOKEN, domain: config.NODE_DOMAIN, capacity: config.MAX_JOBS, gpus }, log);
   const source = new ControlPlaneSource(
     client,
     membership,

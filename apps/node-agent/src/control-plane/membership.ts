@@ -8,12 +8,15 @@ export interface MembershipSettings {
   joinToken: string;
   /** Public domain of the node (jobs are served at https://<job>.<domain>). */
   domain: string;
-  gpus: () => Promise<boolean>;
+  /** The GPU device ids ops may be given. */
+  gpus: () => Promise<string[]>;
+  /** The most jobs the node runs at once (MAX_JOBS): the claim enforces it. */
+  capacity: number;
 }
 
-/** The machine as host-manager records it. GPU models are not probed (no driver tools here): one entry per detected runtime. */
-export async function machineSpecs(gpus: boolean): Promise<NodeSpecs> {
-  return { cpus: Math.max(1, os.cpus().length), memoryBytes: os.totalmem(), gpus: gpus ? [{ model: 'nvidia', memoryBytes: 0 }] : [] };
+/** The machine as host-manager records it. GPU models are not probed (no driver tools here): one entry per device id. */
+export async function machineSpecs(gpus: string[]): Promise<NodeSpecs> {
+  return { cpus: Math.max(1, os.cpus().length), memoryBytes: os.totalmem(), gpus: gpus.map(() => ({ model: 'nvidia', memoryBytes: 0 })) };
 }
 
 /**
@@ -50,6 +53,7 @@ export class Membership {
       specs: await machineSpecs(await this.settings.gpus()),
       domain: this.settings.domain,
       ingressUrl: this.ingressUrl,
+      capacity: this.settings.capacity,
     };
     const res = await this.client.post<RegisterNodeResponse>('/nodes/register', body);
     this.intervalMs = res.heartbeatIntervalSeconds * 1000;

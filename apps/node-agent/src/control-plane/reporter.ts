@@ -3,6 +3,7 @@ import type { FinishJobRequest, NodeEndpointReport, NodeOpReport } from '@ocg/co
 import type { EndpointStatus, JobSummary, OpStatus } from '../executor/types';
 import type { Reporter } from '../seam';
 import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
+import { boundFinish, boundOp } from './bounds';
 import { LogTails, type LogSource } from './log-tails';
 
 export interface ReporterSettings {
@@ -76,12 +77,12 @@ export class ControlPlaneReporter implements Reporter {
 
   async jobEnded(summary: JobSummary): Promise<void> {
     this.pending.delete(summary.job); // the finish carries the final state of every op
-    const body: FinishJobRequest = {
+    const body: FinishJobRequest = boundFinish({
       status: summary.state === 'running' ? 'stopped' : summary.state,
       reason: summary.reason,
       results: summary.results,
       ops: summary.ops.map((op) => this.withTail(summary.job, toOpReport(op))),
-    };
+    });
     this.known.delete(summary.job);
     this.tails.forget(summary.job);
     const sent = this.enqueue(summary.job, () => this.finish(summary.job, body));
@@ -194,7 +195,7 @@ export class ControlPlaneReporter implements Reporter {
 }
 
 function toOpReport(op: OpStatus): NodeOpReport {
-  return {
+  return boundOp({
     id: op.id,
     group: op.group,
     opIndex: op.opIndex,
@@ -204,5 +205,5 @@ function toOpReport(op: OpStatus): NodeOpReport {
     restarts: op.restarts,
     startedAt: op.startedAt,
     endedAt: op.endedAt,
-  };
+  });
 }

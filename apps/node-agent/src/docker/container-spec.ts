@@ -5,7 +5,20 @@ import { names, opLabels } from './labels';
 export interface Limits {
   memoryBytes: number;
   pidsLimit: number;
+  /** CPUs (fractions allowed); absent: no CPU limit. */
+  cpus?: number;
+  /** Writable layer size, where the storage driver supports it; absent: none. */
+  diskBytes?: number;
+  /** `uid[:gid]` to run as (the market's policy); null or absent: the image's user. */
+  user?: string | null;
+  /** Root filesystem read-only (the market's policy); `/tmp` stays writable. */
+  readOnlyRootFilesystem?: boolean;
+  /** Op id → the GPU device ids it gets; an op asking for a GPU and not listed gets every GPU (a local run). */
+  gpus?: Record<string, string[]>;
 }
+
+/** Writable scratch space under a read-only root filesystem. */
+const TMPFS = 'rw,nosuid,nodev,size=64m';
 
 export interface ContainerSpecInput {
   node: string;
@@ -39,6 +52,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerCreateOptions
     Entrypoint: args.entrypoint ?? undefined,
     Env: Object.entries(args.env).map(([k, v]) => `${k}=${v}`),
     WorkingDir: args.work_dir ?? undefined,
+    User: input.limits.user ?? undefined,
     Labels: opLabels(input.node, job, { id: op.id, group: input.group }, input.attempt),
     HostConfig: hostConfig(input),
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [op.id, ...args.aliases] } } },
@@ -62,8 +76,20 @@ function hostConfig({ op, job, network, limits }: ContainerSpecInput): HostConfi
     Init: true,
     LogConfig: LOG_CONFIG,
   };
-  if (op.args.gpu) config.DeviceRequests = [{ Driver: 'nvidia', Count: -1, Capabilities: [['gpu']] }];
+  if (limits.cpus !== undefined) config.NanoCpus = Math.round(limits.cpus * 1e9);
+  if (limits.diskBytes !== undefined) config.StorageOpt = { size: String(limits.diskBytes) };
+  if (limits.readOnlyRootFilesystem) {
+    config.ReadonlyRootfs = true;
+    if (!op.args.volumes.some((v) => v.dest.replace(/\/+$/, '') === '/tmp')) config.Tmpfs = { '/tmp': TMPFS };
+  }
+  if (op.args.gpu) config.DeviceRequests = [gpuRequest(limits.gpus?.[op.id])];
   return config;
+}
+
+/** The op's assigned GPUs; without an assignment, every GPU (a local run on a GPU machine). */
+function gpuRequest(devices: string[] | undefined): NonNullable<HostConfig['DeviceRequests']>[number] {
+  if (devices && devices.length > 0) return { Driver: 'nvidia', DeviceIDs: devices, Capabilities: [['gpu']] };
+  return { Driver: 'nvidia', Count: -1, Capabilities: [['gpu']] };
 }
 
 export function restartPolicy(policy: NormalizedRestartPolicy): { Name: string; MaximumRetryCount?: number } {

@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import type { JobSink, Reporter } from '../seam';
 import { EngineEvents, type ContainerEvent } from '../docker/events';
-import type { Limits } from '../docker/container-spec';
+import { jobLimits, type NodeLimits } from '../docker/job-limits';
 import type { HealthTiming } from '../health/port-monitor';
 import type { ImagePolicy } from '../docker/images';
 import { Cleaner, type Leftovers } from './cleaner';
@@ -29,7 +29,8 @@ export interface ExecutorOptions {
   gpus: boolean;
   /** Keeps job networks off the host and metadata addresses; absent: not isolated. */
   isolation?: NetworkIsolation;
-  limits: Limits;
+  /** The node's own limits; each job's are the market's within them. */
+  limits: NodeLimits;
   health: HealthTiming;
   logLimits: { lines: number; bytes: number };
   pullTimeoutMs: number;
@@ -207,7 +208,7 @@ export class Executor implements JobSink {
       opContext: {
         docker: o.docker,
         node: o.node,
-        limits: o.limits,
+        limits: jobLimits(o.limits, assignment.job, assignment.definition, assignment.containerLimits),
         gpus: o.gpus,
         pullTimeoutMs: o.pullTimeoutMs,
         stopGraceSeconds: o.stopGraceSeconds,

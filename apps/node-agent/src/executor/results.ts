@@ -1,12 +1,13 @@
-import type { NormalizedResult } from '@ocg/job-definition';
+import { compileResultRegex, type NormalizedResult, type ResultRegex } from '@ocg/job-definition';
 import type { LogStream } from './log-buffer';
+import { MAX_LINE_CHARS } from './log-buffer';
 
 /** Per result name; more matches than this are dropped (the first ones are kept). */
 export const MAX_VALUES_PER_RESULT = 1000;
 
 interface Extractor {
   name: string;
-  regex: RegExp | undefined;
+  regex: ResultRegex | undefined;
   streams: ReadonlySet<string>;
   found: string[];
 }
@@ -15,8 +16,9 @@ interface Extractor {
  * Runs each result's regex over every line of its log streams as lines
  * arrive, so results do not depend on what the bounded log buffer still
  * holds. A match's value is its first capture group, or the whole match when
- * the regex has none. A regex that does not compile captures nothing (the
- * validator only warns about it).
+ * the regex has none (a leading lookbehind is not part of the value). Regexes run on RE2, in time linear in the line (cut at
+ * the log buffer's line length), so no pattern can stall the node; one that
+ * does not compile captures nothing (validation refuses it at posting).
  */
 export class ResultExtractor {
   private readonly extractors: Extractor[];
@@ -26,13 +28,15 @@ export class ResultExtractor {
   }
 
   feed(stream: LogStream, text: string): void {
+    const line = text.length > MAX_LINE_CHARS ? text.slice(0, MAX_LINE_CHARS) : text;
     for (const e of this.extractors) {
       if (!e.regex || !e.streams.has(stream)) continue;
-      for (const match of text.matchAll(e.regex)) {
-        if (e.found.length >= MAX_VALUES_PER_RESULT) break;
-        e.found.push(match.length > 1 ? (match[1] ?? '') : match[0]);
+      const matcher = e.regex.regex.matcher(line);
+      while (e.found.length < MAX_VALUES_PER_RESULT && matcher.find()) {
+        const whole = matcher.group(0) ?? '';
+        e.found.push(matcher.group(e.regex.valueGroup) ?? '');
         // A regex that can match empty text matches at every position: once per line is enough.
-        if (match[0] === '') break;
+        if (whole === '') break;
       }
     }
   }
@@ -48,9 +52,9 @@ export class ResultExtractor {
   }
 }
 
-function compile(source: string): RegExp | undefined {
+function compile(source: string): ResultRegex | undefined {
   try {
-    return new RegExp(source, 'g');
+    return compileResultRegex(source);
   } catch {
     return undefined;
   }

@@ -1,3 +1,4 @@
+import type { JobContainerLimits } from '@ocg/contracts';
 /** What the executor reports: the node API's bodies and the control plane's reports. */
 import type { ExposeType, NormalizedJobDefinition } from '@ocg/job-definition';
 
@@ -16,6 +17,8 @@ export interface JobAssignment {
   definition: NormalizedJobDefinition;
   /** Unix ms when the job's duration is over. */
   deadline: number;
+  /** The market's limits for each container (from the claim); absent: the node's own. */
+  containerLimits?: JobContainerLimits;
 }
 
 export interface EndpointStatus {

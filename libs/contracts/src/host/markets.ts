@@ -6,6 +6,146 @@
  */
 export const CREDIT_UNITS = 1_000_000;
 
+/**
+ * What one job may take of a node, per market: checked when a job is posted
+ * (op and volume counts) and applied by the node to every container. The
+ * per-job sums are shared out: each of a job's N containers gets at most
+ * the per-job figure / N, and never more than the per-container figure.
+ */
+export interface MarketJobLimits {
+  /**
+   * Most ops (of any type) in one job. Default 64; at most 1000, the most a node reports on at once.
+   * @isInt
+   * @minimum 1
+   * @maximum 1000
+   */
+  maxOps: number;
+  /**
+   * Most `container/create-volume` ops in one job. Default 16.
+   * @isInt
+   * @minimum 0
+   * @maximum 1000
+   */
+  maxVolumes: number;
+  /**
+   * CPUs per container (fractions allowed; a node also caps it at its own CPU count). Default 4.
+   * @minimum 0.01
+   * @maximum 4096
+   */
+  cpusPerContainer: number;
+  /**
+   * CPUs of all of a job's containers together. Default 16.
+   * @minimum 0.01
+   * @maximum 65536
+   */
+  cpusPerJob: number;
+  /**
+   * Memory per container, in bytes (no swap on top). Default 8 GiB.
+   * @isLong
+   * @minimum 8388608
+   */
+  memoryBytesPerContainer: number;
+  /**
+   * Memory of all of a job's containers together, in bytes. Default 32 GiB.
+   * @isLong
+   * @minimum 8388608
+   */
+  memoryBytesPerJob: number;
+  /**
+   * Processes per container. Default 1024.
+   * @isInt
+   * @minimum 16
+   * @maximum 4194304
+   */
+  pidsPerContainer: number;
+  /**
+   * Processes of all of a job's containers together. Default 8192.
+   * @isInt
+   * @minimum 16
+   * @maximum 4194304
+   */
+  pidsPerJob: number;
+  /**
+   * Size of a container's writable layer, in bytes, where the node's storage driver supports a size
+   * (overlay2 on xfs with pquota, btrfs, zfs); elsewhere the node cannot enforce it. Default 20 GiB.
+   * @isLong
+   * @minimum 104857600
+   */
+  diskBytesPerContainer: number;
+}
+
+/** Members left out keep their value (at creation: the default). */
+export interface MarketJobLimitsUpdate {
+  /**
+   * @isInt
+   * @minimum 1
+   * @maximum 1000
+   */
+  maxOps?: number;
+  /**
+   * @isInt
+   * @minimum 0
+   * @maximum 1000
+   */
+  maxVolumes?: number;
+  /**
+   * @minimum 0.01
+   * @maximum 4096
+   */
+  cpusPerContainer?: number;
+  /**
+   * @minimum 0.01
+   * @maximum 65536
+   */
+  cpusPerJob?: number;
+  /**
+   * @isLong
+   * @minimum 8388608
+   */
+  memoryBytesPerContainer?: number;
+  /**
+   * @isLong
+   * @minimum 8388608
+   */
+  memoryBytesPerJob?: number;
+  /**
+   * @isInt
+   * @minimum 16
+   * @maximum 4194304
+   */
+  pidsPerContainer?: number;
+  /**
+   * @isInt
+   * @minimum 16
+   * @maximum 4194304
+   */
+  pidsPerJob?: number;
+  /**
+   * @isLong
+   * @minimum 104857600
+   */
+  diskBytesPerContainer?: number;
+}
+
+/** How the node runs every container of the market's jobs. */
+export interface MarketContainerPolicy {
+  /**
+   * Run containers as this user instead of the image's: `uid` or `uid:gid` (numeric, so no image
+   * needs the name); null: the image's user (often root).
+   * @pattern ^[0-9]{1,10}(?::[0-9]{1,10})?$
+   */
+  user: string | null;
+  /** Mount the image's root filesystem read-only (`/tmp` and the job's volumes stay writable). Default false. */
+  readOnlyRootFilesystem: boolean;
+}
+
+/** Members left out keep their value. */
+export interface MarketContainerPolicyUpdate {
+  /** @pattern ^[0-9]{1,10}(?::[0-9]{1,10})?$ */
+  user?: string | null;
+  readOnlyRootFilesystem?: boolean;
+}
+
 export interface MarketRecord {
   /** Base58 of 32 random bytes; never changes. */
   address: string;
@@ -19,6 +159,8 @@ export interface MarketRecord {
   defaultDurationSeconds: number;
   /** The longest duration a job may ask for. */
   maxDurationSeconds: number;
+  jobLimits: MarketJobLimits;
+  containerPolicy: MarketContainerPolicy;
   /** ISO 8601. */
   createdAt: string;
   /** ISO 8601. */
@@ -57,6 +199,10 @@ export interface CreateMarketRequest {
    * @maximum 2592000
    */
   maxDurationSeconds?: number;
+  /** What one job may take of a node; members left out take their default. */
+  jobLimits?: MarketJobLimitsUpdate;
+  /** How containers run; members left out take their default. */
+  containerPolicy?: MarketContainerPolicyUpdate;
 }
 
 export interface CreateMarketResponse extends MarketRecord {
@@ -91,6 +237,8 @@ export interface UpdateMarketRequest {
    * @maximum 2592000
    */
   maxDurationSeconds?: number;
+  jobLimits?: MarketJobLimitsUpdate;
+  containerPolicy?: MarketContainerPolicyUpdate;
 }
 
 export interface ListMarketsResponse {
@@ -99,9 +247,31 @@ export interface ListMarketsResponse {
   total: number;
 }
 
+export interface RotateJoinTokenRequest {
+  /** Also remove every node registered with the old token (their jobs are stopped and settled). Default false. */
+  revokeNodes?: boolean;
+}
+
 export interface RotateJoinTokenResponse {
   /** The market's address. */
   address: string;
-  /** The new join token; the previous one stops working at once (registered nodes stay registered). */
+  /** The new join token; the previous one stops working at once (registered nodes stay registered unless revoked). */
   joinToken: string;
+  /** Addresses of the nodes removed with `revokeNodes`. */
+  revokedNodes: string[];
 }
+
+/** A market's job limits where it sets none (see MarketJobLimits). */
+export const DEFAULT_JOB_LIMITS: MarketJobLimits = {
+  maxOps: 64,
+  maxVolumes: 16,
+  cpusPerContainer: 4,
+  cpusPerJob: 16,
+  memoryBytesPerContainer: 8 * 1024 ** 3,
+  memoryBytesPerJob: 32 * 1024 ** 3,
+  pidsPerContainer: 1024,
+  pidsPerJob: 8192,
+  diskBytesPerContainer: 20 * 1024 ** 3,
+};
+
+export const DEFAULT_CONTAINER_POLICY: MarketContainerPolicy = { user: null, readOnlyRootFilesystem: false };

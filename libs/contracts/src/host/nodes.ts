@@ -63,7 +63,17 @@ export interface RegisterNodeRequest {
    * @pattern ^https?://[^\s/?#]+(?:/[^\s?#]*)?$
    */
   ingressUrl: string;
+  /**
+   * The most jobs this node runs at once: a claim beyond it gets no job. Default 8 (node-agent's MAX_JOBS default).
+   * @isInt
+   * @minimum 1
+   * @maximum 1000
+   */
+  capacity?: number;
 }
+
+/** ACTIVE: claims jobs; DISABLED by an operator: claims, heartbeats and registrations are refused until enabled. */
+export type NodeState = 'ACTIVE' | 'DISABLED';
 
 export interface NodeRecord {
   /** Base58 of the node's ed25519 public key. */
@@ -73,6 +83,9 @@ export interface NodeRecord {
   marketName: string;
   /** ONLINE while heartbeats keep the node's presence alive. */
   status: NodeStatus;
+  state: NodeState;
+  /** The most jobs it runs at once, as declared at registration. */
+  capacity: number;
   specs: NodeSpecs;
   domain: string;
   ingressUrl: string;
@@ -103,6 +116,23 @@ export interface NodeHeartbeatResponse {
   presenceTtlSeconds: number;
 }
 
+export interface NodeControlRequest {
+  /**
+   * Why, recorded as the end reason of the node's jobs. Default "node disabled by an operator" / "node removed by an operator".
+   * @minLength 1
+   * @maxLength 500
+   */
+  reason?: string;
+}
+
+export interface NodeControlResponse {
+  address: string;
+  /** DISABLED after disable, ACTIVE after enable, REMOVED after remove. */
+  state: NodeState | 'REMOVED';
+  /** Addresses of the node's jobs that were stopped. */
+  stoppedJobs: string[];
+}
+
 export interface ListNodesResponse {
   nodes: NodeRecord[];
   /** Nodes matching the filter, over all pages. */
@@ -124,3 +154,6 @@ export interface ListMarketNodesResponse {
   /** Nodes of the market, over all pages. */
   total: number;
 }
+
+/** A node's capacity when it declares none (node-agent's MAX_JOBS default). */
+export const DEFAULT_NODE_CAPACITY = 8;

@@ -30,6 +30,22 @@ export interface JobAssignmentRecord {
   definition: { [member: string]: unknown };
   /** Unix ms when the job's paid duration is over. */
   deadline: number;
+  /** What each of the job's containers may take, from the market's settings (absent from older control planes). */
+  containerLimits?: JobContainerLimits;
+}
+
+/** Per container of one job: the market's per-container limits, and its per-job sums shared out between the containers. */
+export interface JobContainerLimits {
+  cpus: number;
+  /** @isLong */
+  memoryBytes: number;
+  /** @isInt */
+  pids: number;
+  /** @isLong */
+  diskBytes: number;
+  /** `uid[:gid]` to run as, or null for the image's user. */
+  user: string | null;
+  readOnlyRootFilesystem: boolean;
 }
 
 export interface ClaimJobResponse {

@@ -1,6 +1,6 @@
 import { findLiterals, wholeLiteral, type LiteralRef } from '../literals';
 import { childPath, hasOwn, isObject } from '../pointer';
-import { checkRegex } from '../regex/safety';
+import { checkRegex } from '../regex/re2';
 import { MAX_REGEX_LENGTH } from '../schema/defs-ops';
 import { quote } from '../text';
 import { lookupOp, stageName, type OpView, type RuleContext } from './context';
@@ -70,9 +70,9 @@ export function checkVariables(ctx: RuleContext, variables: unknown, path: strin
 }
 
 /**
- * Result regexes: a catastrophic one is refused (it would stall the node that
- * runs it); one that does not compile only yields no result, so it is a
- * warning (real templates carry one on purpose to exercise that path).
+ * Result regexes run on RE2 (linear time, see regex/re2.ts). One RE2 cannot
+ * compile is an error: its result could never be captured, which the poster
+ * wants to hear before paying.
  */
 export function checkResults(ctx: RuleContext): void {
   for (const view of ctx.ops) {
@@ -82,11 +82,7 @@ export function checkResults(ctx: RuleContext): void {
       const [source, path] = isObject(result) ? [result['regex'], `${base}/regex`] : [result, base];
       if (typeof source !== 'string' || source.length === 0 || source.length > MAX_REGEX_LENGTH) continue;
       const verdict = checkRegex(source);
-      if (verdict.compileError) {
-        ctx.warnings.push({ path, message: `does not compile (${verdict.compileError}); this result will never be captured` });
-      } else if (verdict.unsafe) {
-        ctx.errors.push({ path, message: `risks catastrophic backtracking: ${verdict.unsafe}` });
-      }
+      if (verdict.error) ctx.errors.push({ path, message: `${verdict.error}; this result could never be captured` });
     }
   }
 }

@@ -6,6 +6,8 @@ const opIds = { type: 'array', maxItems: 1000, uniqueItems: true, items: { type:
 
 /** Longest result regex accepted: keeps the backtracking analysis cheap and bounded. */
 export const MAX_REGEX_LENGTH = 4096;
+/** Longest group name: a node reports it with every op state (the report's limit). */
+export const MAX_GROUP_LENGTH = 200;
 
 export const opDefs = {
   op: { oneOf: [{ $ref: '#/$defs/runOp' }, { $ref: '#/$defs/createVolumeOp' }] },
@@ -137,7 +139,7 @@ export const opDefs = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      group: { type: 'string', minLength: 1, description: 'Ops of one group form a stage.' },
+      group: { type: 'string', minLength: 1, maxLength: MAX_GROUP_LENGTH, description: 'Ops of one group form a stage.' },
       depends_on: { ...opIds, description: 'Ops that must be released before this op starts.' },
       timeout: { type: 'integer', minimum: 1, description: 'Seconds the op may run before it is stopped.' },
       stop_if_dependent_stops: {

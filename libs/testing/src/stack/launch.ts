@@ -48,11 +48,15 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
     for (const proc of [...processes.values()].reverse()) await proc.stop();
   };
   try {
+    // Every URL is known before the first start: a service may name one that starts after it.
+    const portOf = (name: string, fallback: number) => opts.ports?.[name] ?? fallback;
+    for (const service of STACK_SERVICES) {
+      if (opts.only && !opts.only.includes(service.name)) continue;
+      urls[service.name] = `${opts.https?.includes(service.name) ? 'https' : 'http'}://${host}:${portOf(service.name, service.port)}`;
+    }
     for (const [index, service] of STACK_SERVICES.entries()) {
       if (opts.only && !opts.only.includes(service.name)) continue;
-      const port = opts.ports?.[service.name] ?? service.port;
-      const url = `${opts.https?.includes(service.name) ? 'https' : 'http'}://${host}:${port}`;
-      urls[service.name] = url;
+      const port = portOf(service.name, service.port);
       const env = {
         HOST: host,
         PORT: String(port),
@@ -71,7 +75,7 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
       void proc.exited.then((code) => {
         if (!stopping) opts.onUnexpectedExit?.(service.name, code);
       });
-      await waitReady(service.name, url, proc, opts.onStep);
+      await waitReady(service.name, urls[service.name], proc, opts.onStep);
     }
   } catch (err) {
     await stop();

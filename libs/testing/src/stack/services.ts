@@ -13,7 +13,7 @@ export const STACK_SERVICES: StackService[] = [
     name: 'host-manager',
     entry: 'apps/host-manager/src/main.ts',
     port: 8082,
-    env: (urls) => ({ CLIENT_MANAGER_URL: urls['client-manager'] }),
+    env: (urls) => ({ CLIENT_MANAGER_URL: urls['client-manager'], ...(urls['deployment-manager'] ? { DEPLOYMENT_MANAGER_URL: urls['deployment-manager'] } : {}) }),
   },
   {
     name: 'deployment-manager',

@@ -1,0 +1,39 @@
+import { checkRegex, compileResultRegex } from '../src/regex/re2';
+import { validate } from '../src';
+import { job, run } from './helpers';
+
+describe('result regexes (RE2)', () => {
+  it.each(['.*', '(-?[\\d.]+)', '(a|b)*', '(\\d{1,3}\\.){3}\\d{1,3}', '(?<name>\\w+)=(\\w+)', '(a+)+', '(a|ab)*', '(\\w*x)*'])(
+    'accepts %s: linear-time matching makes nested quantifiers harmless',
+    (source) => {
+      expect(checkRegex(source)).toEqual({});
+    },
+  );
+
+  it.each([
+    ['\\', 'does not compile'],
+    ['(', 'does not compile'],
+    ['(a)\\1', 'backreferences, lookahead or lookbehind'],
+    ['a(?<=cmd: ).*', 'backreferences, lookahead or lookbehind'],
+    ['(?<!x)y', 'backreferences, lookahead or lookbehind'],
+    ['x(?=y)', 'backreferences, lookahead or lookbehind'],
+  ])('refuses %s', (source, reason) => {
+    expect(checkRegex(source).error).toContain(reason);
+  });
+
+  it('matches a leading lookbehind as a prefix outside the value, keeping the author\'s first group', () => {
+    const plain = compileResultRegex('(?<=cmd: ).*');
+    const m = plain.regex.matcher('x cmd: run it');
+    expect(m.find() && m.group(plain.valueGroup)).toBe('run it');
+    const grouped = compileResultRegex('(?<=v)=(\\d+)');
+    const g = grouped.regex.matcher('v=42');
+    expect(g.find() && g.group(grouped.valueGroup)).toBe('42');
+  });
+
+  it('makes a regex that cannot compile an error at validation, naming the result', () => {
+    const definition = job([run('a', {}, undefined, { results: { ok: 'v=(\\d+)', bad: { regex: 'x(?=y)', logType: ['stdout'] } } })]);
+    const result = validate(definition);
+    expect(result.valid).toBe(false);
+    expect(result.errors).toEqual([{ path: '/ops/0/results/bad/regex', message: expect.stringContaining('RE2') }]);
+  });
+});

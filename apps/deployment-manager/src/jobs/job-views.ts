@@ -1,4 +1,5 @@
 import type { JobEndpointRecord, JobOpRecord, JobPageOpRecord, JobPageRecord, JobRecord, JobSummaryRecord } from '@ocg/contracts';
+import type { ContentSeal } from '../cas/content-seal';
 import { iso, num } from '../db';
 import type { EndpointRow, JobRow, OpRow } from './job-row';
 
@@ -13,7 +14,10 @@ export interface ViewSettings {
 
 /** Rows to the DTOs of @ocg/contracts, with public URLs per ARCHITECTURE.md's host rules. */
 export class JobViews {
-  constructor(private readonly settings: ViewSettings) {}
+  constructor(
+    private readonly settings: ViewSettings,
+    private readonly seal: ContentSeal,
+  ) {}
 
   summary(j: JobRow): JobSummaryRecord {
     const price = Number(j.price_per_second);
@@ -51,7 +55,7 @@ export class JobViews {
   /** The record for the job page: every op of the definition (pending until a node reports on it), with its log tail. */
   page(j: JobRow, ops: OpRow[], endpoints: EndpointRow[]): JobPageRecord {
     const reported = new Map(ops.map((o) => [o.op_id, o]));
-    const planned = definedOps(j).filter((o) => !reported.has(o.id));
+    const planned = definedOps(this.seal.openDefinition(j.address, j.definition)).filter((o) => !reported.has(o.id));
     const all = [...ops.map((o) => ({ ...toOp(o), logTail: o.log_tail ?? [] })), ...planned].sort((a, b) => a.opIndex - b.opIndex);
     return { ...this.record(j, [], endpoints), ops: all };
   }
@@ -92,8 +96,8 @@ function toOp(o: OpRow): JobOpRecord {
 }
 
 /** The ops of the stored (normalized) definition, as they read before a node reports on them. */
-function definedOps(j: JobRow): JobPageOpRecord[] {
-  const ops = (j.definition as { ops?: { id: string; execution?: { group?: string | null } }[] }).ops ?? [];
+function definedOps(definition: Record<string, unknown>): JobPageOpRecord[] {
+  const ops = (definition as { ops?: { id: string; execution?: { group?: string | null } }[] }).ops ?? [];
   return ops.map((op, opIndex) => ({
     id: op.id,
     group: op.execution?.group ?? op.id,

@@ -58,7 +58,7 @@ export class NodeJobsService {
     }
     if (!job) return { assignment: null };
     this.d.events.changed(job);
-    return { assignment: { job: job.address, poster: job.poster_address, definition: job.definition, deadline: deadlineOf(job) } };
+    return { assignment: { job: job.address, poster: job.poster_address, definition: this.d.jobs.definitionOf(job), deadline: deadlineOf(job) } };
   }
 
   async report(node: string, address: string, body: ReportJobRequest): Promise<ReportJobResponse> {

@@ -9,7 +9,7 @@ import { buildApp, type DeploymentManagerSettings } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { migrations } from '../../src/migrations';
 import { composeServices, type DeploymentManagerServices } from '../../src/services';
-import { INTERNAL_TOKEN, call, type Managers, type Reply, type TestUser } from './managers';
+import { INTERNAL_TOKEN, MASTER_KEY, call, type Managers, type Reply, type TestUser } from './managers';
 
 export const NODE_DOMAIN = 'node.test';
 
@@ -30,6 +30,7 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
     DATABASE_URL: m.databaseUrl,
     REDIS_URL: m.redisUrl,
     INTERNAL_TOKEN,
+    MASTER_KEY,
     CLIENT_MANAGER_URL: m.clientManagerUrl,
     HOST_MANAGER_URL: m.hostManagerUrl,
     NODE_DOMAIN,

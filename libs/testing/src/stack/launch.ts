@@ -59,6 +59,8 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         DATABASE_URL: opts.databaseUrl,
         REDIS_URL: opts.redisUrl,
         LOG_LEVEL: opts.logLevel ?? 'info',
+        // Tests and the local stack run on development machines: a launch without MASTER_KEY may use the development key.
+        DEVELOPMENT_MACHINE: 'true',
         ...opts.env,
         ...service.env?.(urls),
         ...opts.serviceEnv?.[service.name],

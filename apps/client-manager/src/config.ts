@@ -27,6 +27,8 @@ const schema = z
     RATE_LIMIT_VALIDATE_PER_MINUTE: positiveInt(600),
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt(10),
     API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+    /** API keys a user may hold (their system key aside). */
+    MAX_API_KEYS_PER_USER: positiveInt(100),
   })
   .superRefine((c, ctx) => {
     try {

@@ -794,12 +794,17 @@ export interface components {
             /** @description ISO 8601; null when the key never expires. */
             expiresAt: string | null;
             id: string;
-            /** @description The full API key. */
+            /**
+             * @description The full API key, when the calling credential holds every scope of this
+             *     key; otherwise masked (`ocg_AbC…xYz9`, see `masked`).
+             */
             key: string;
             /** @description ISO 8601; refreshed at most once a minute. */
             lastUsedAt: string | null;
             /** @description null means no restriction; an empty list denies inference. */
             llmModels: string[] | null;
+            /** @description True when `key` is masked: the calling credential lacks some of this key's scopes. */
+            masked: boolean;
             name: string;
             scopes: string[];
             status: components["schemas"]["ApiKeyStatus"];
@@ -2236,6 +2241,8 @@ export interface components {
         };
         ValidateApiKeyResponse: {
             apiKeyId?: string;
+            /** @description ISO 8601 when the key expires; null when it never does. Caches must not keep the answer past it. */
+            expiresAt?: string | null;
             scopes?: string[];
             user?: components["schemas"]["UserRecord"];
             /** @description true only for an existing, active, unexpired key. */

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
-import { createAuthHeader, createSigner, generateWallet } from '@ocg/auth';
+import { createAuthHeader, nodeApiMessage, createSigner, generateWallet } from '@ocg/auth';
 import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
@@ -39,7 +39,8 @@ async function submitFile(file: string, ctx: RunContext): Promise<string> {
 /** Without --poster, a throwaway wallet posts the job; one signed header (valid 5 minutes) is printed. */
 function devPoster(job: string, ctx: RunContext): string {
   const wallet = generateWallet();
-  const { header } = createAuthHeader(createSigner(wallet.secretKey), 'node-api');
+  const node = ctx.config.NODE_ADDRESS ?? ctx.config.NODE_ID;
+  const { header } = createAuthHeader(createSigner(wallet.secretKey), nodeApiMessage(node, job));
   process.stderr.write(`poster ${wallet.address}; try:\n  curl -H 'Authorization: ${header}' ${ctx.agent.api.url}/job/${job}/ops\n`);
   return wallet.address;
 }

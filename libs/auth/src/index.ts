@@ -9,6 +9,8 @@ export { type Wallet, WalletSigner, createSigner, generateWallet, isAddress, sig
 export {
   AUTH_HEADER_CLOCK_SKEW_SECONDS,
   AUTH_HEADER_MAX_AGE_SECONDS,
+  NODE_API_MESSAGE_PREFIX,
+  nodeApiMessage,
   type AuthHeaderCheck,
   type AuthHeaderFailure,
   type ParsedAuthHeader,

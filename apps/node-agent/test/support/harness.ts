@@ -1,7 +1,7 @@
 /** A real agent over the real engine, with short timings, for the specs. */
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@ocg/auth';
+import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
@@ -132,8 +132,9 @@ export async function removeEverything(docker: Docker, node: string): Promise<vo
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
 }
 
-export function signedHeader(wallet: Wallet, now?: number): string {
-  return createAuthHeader(createSigner(wallet.secretKey), 'node-api', now === undefined ? {} : { now }).header;
+/** The node API header the CLI makes: `ocg-node-api:<node>:<job>`, timed. */
+export function signedHeader(wallet: Wallet, node: string, job: string, now?: number): string {
+  return createAuthHeader(createSigner(wallet.secretKey), nodeApiMessage(node, job), now === undefined ? {} : { now }).header;
 }
 
 /** A container/run op on the busybox image. */

@@ -37,13 +37,15 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
   };
 }
 
-export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}): Promise<TestDeploymentManager> {
-  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+/** `level: 'trace'` also logs every query (and its failures) through the service logger. */
+export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, level = 'info'): Promise<TestDeploymentManager> {
+  const logs = captureLogs();
+  const logger = createLogger({ service: 'deployment-manager', level, destination: logs.stream });
+  const log = (lvl: 'debug' | 'info' | 'warn' | 'error', msg: string) => logger[lvl]({ component: 'db' }, msg);
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations, log, logging: level === 'trace' });
   const redis = new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
-  const logs = captureLogs();
-  const logger = createLogger({ service: 'deployment-manager', level: 'info', destination: logs.stream });
   const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };
   const deps = { logger, db, redis, keys, settings };
   const services = composeServices(deps);

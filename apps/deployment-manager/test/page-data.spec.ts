@@ -78,6 +78,29 @@ describe("the gateway's page data (internal routes)", () => {
     }
   });
 
+  it("gives a private op a secret host label: its node learns it, the poster's view shows it, the public view does not", async () => {
+    const def = definition([runOp('site', 'sleep 60', { args: { expose: 8080 } }), runOp('admin', 'sleep 60', { args: { expose: 9090, private: true } })]);
+    const posted = await dm.as(user, 'POST', '/jobs', { definition: def, market: market.name, durationSeconds: 100 });
+    const claimed = await node.send(dm.url, '/node-jobs/claim', { market: market.name });
+    const address = posted.body.address;
+    expect(claimed.body.assignment.job).toBe(address);
+    const label = claimed.body.assignment.definition.ops[1].args.private_label;
+    expect(label).toMatch(/^[a-z][a-z2-7]{11}$/);
+    expect(claimed.body.assignment.definition.ops[0].args.private_label).toBeUndefined();
+    const host = `${address}-${label}-9090`;
+    expect(host.length).toBeLessThanOrEqual(63);
+    const endpoints = [
+      { op: 'site', port: 8080, host: `${address}-8080`, ready: true, online: true },
+      { op: 'admin', port: 9090, host, ready: true, online: true },
+    ];
+    expect((await report(address, { endpoints })).status).toBe(200);
+    const mine = (await page(address)).body;
+    expect(mine.endpoints.map((e: { url: string }) => e.url)).toEqual([`https://${address}-${label}-9090.node.test`, `https://${address}-8080.node.test`]);
+    const shared = (await page(address, null)).body;
+    expect(shared.endpoints.map((e: { op: string }) => e.op)).toEqual(['site']);
+    expect(JSON.stringify(shared)).not.toContain(label);
+  });
+
   it('refuses a tail of more than 20 lines or a line longer than 500 characters', async () => {
     const address = await runningJob(dm, user, node, market.name);
     const long = await report(address, { ops: [{ ...running, logTail: lines(21) }] });

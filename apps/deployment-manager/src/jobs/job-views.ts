@@ -74,7 +74,7 @@ export class JobViews {
       poster: null,
       definitionCid: null,
       resultCid: null,
-      url: record.url !== null && firstExposingOpIsPrivate(definition, hidden) ? null : record.url,
+      url: record.url !== null && !publicOpExposes(definition, hidden) ? null : record.url,
       ops: all.map((o) => ({ ...o, reason: null, logTail: [] })),
       endpoints: shown,
     };
@@ -123,10 +123,9 @@ function privateOps(definition: Record<string, unknown>): Set<string> {
   return new Set(opsOf(definition).filter((op) => op.args?.private === true).map((op) => op.id));
 }
 
-/** The job's own URL is its first exposed port: hidden when that belongs to a private op. */
-function firstExposingOpIsPrivate(definition: Record<string, unknown>, hidden: Set<string>): boolean {
-  const first = opsOf(definition).find((op) => (op.args?.expose ?? []).length > 0);
-  return first !== undefined && hidden.has(first.id);
+/** The job's own URL serves the first exposed port of an op that is not private: none, no URL to show. */
+function publicOpExposes(definition: Record<string, unknown>, hidden: Set<string>): boolean {
+  return opsOf(definition).some((op) => !hidden.has(op.id) && (op.args?.expose ?? []).length > 0);
 }
 
 /** The ops of the stored (normalized) definition, as they read before a node reports on them. */

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
-import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
+import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
 import { loadConfig, type AgentConfig } from '../../src/config';
 import { createDocker, type Docker } from '../../src/docker/client';
@@ -37,7 +37,8 @@ export interface TestAgent {
   reporter: RecordingReporter;
   source: LocalJobSource;
   /** Posts a definition as `wallet` (a new one by default); returns the job address. */
-  submit(definition: unknown, opts?: { wallet?: Wallet; durationSeconds?: number }): Promise<{ job: string; wallet: Wallet }>;
+  /** `prepare` changes the normalized definition as the control plane would (e.g. private op labels). */
+  submit(definition: unknown, opts?: { wallet?: Wallet; durationSeconds?: number; prepare?: (d: NormalizedJobDefinition) => NormalizedJobDefinition }): Promise<{ job: string; wallet: Wallet }>;
   status(job: string): JobStatus;
   op(job: string, id: string): OpStatus;
   /** Waits until the op is in `state` (fails at once if the job ended without it). */
@@ -81,7 +82,8 @@ export async function startTestAgent(node: string, env: Record<string, string> =
       const checked = validate(definition);
       if (!checked.valid) throw new Error(`invalid test definition: ${JSON.stringify(checked.errors)}`);
       const deadline = Date.now() + (opts.durationSeconds ?? 120) * 1000;
-      await source.submit({ job, poster: wallet.address, definition: normalize(definition as JobDefinition), deadline });
+      const normalized = normalize(definition as JobDefinition);
+      await source.submit({ job, poster: wallet.address, definition: opts.prepare ? opts.prepare(normalized) : normalized, deadline });
       return { job, wallet };
     },
     waitOp: (job, id, want, timeoutMs = 20_000) => {

@@ -15,6 +15,7 @@ import { NodeAgent } from './agent';
 import { loadConfig, type AgentConfig } from './config';
 import { FanoutReporter, LocalJobSource, LogReporter } from './local-source';
 import { createControlPlane, loadNodeKey } from './control-plane';
+import { sealBlobsWith } from './docker/labels';
 
 interface RunContext {
   values: { poster?: string; duration?: string };
@@ -53,6 +54,7 @@ async function runControlPlane(config: AgentConfig, logger: Logger): Promise<voi
   const signer = await loadNodeKey(config);
   if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address) throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
   const agentConfig = { ...config, NODE_ADDRESS: signer.address };
+  sealBlobsWith(signer); // no definition (env values, registry credentials) in plain text in Docker labels
   const cp = createControlPlane(agentConfig, signer, logger);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
   const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });

@@ -15,7 +15,14 @@ export interface StackSecrets {
 }
 
 export function loadOrCreateSecrets(file: string): { secrets: StackSecrets; created: boolean } {
-  if (existsSync(file)) return { secrets: JSON.parse(readFileSync(file, 'utf8')) as StackSecrets, created: false };
+  if (existsSync(file)) {
+    const secrets = JSON.parse(readFileSync(file, 'utf8')) as StackSecrets;
+    // A deleted admin key stays deleted (client-manager remembers it); removing it from the file asks for a new one.
+    if (secrets.ADMIN_API_KEY) return { secrets, created: false };
+    secrets.ADMIN_API_KEY = generateApiKey();
+    writeFileSync(file, JSON.stringify(secrets, null, 2) + '\n', { mode: 0o600 });
+    return { secrets, created: false };
+  }
   const secrets: StackSecrets = {
     MASTER_KEY: randomBytes(32).toString('hex'),
     INTERNAL_TOKEN: randomBytes(24).toString('base64url'),

@@ -1,5 +1,6 @@
 /** `ocg job get|stop|extend|list` against real services; a FakeNode runs and finishes jobs. */
 import { readFileSync } from 'node:fs';
+import { nodeApiMessage, verifyAuthHeader } from '@ocg/auth';
 import { resolve } from 'node:path';
 import { ocg } from './support/cli';
 import { FakeNode } from './support/node';
@@ -64,6 +65,25 @@ describe('job get', () => {
     const run = await ocg('job', 'get', address, ...as(other));
     expect(run).toMatchObject({ out: '', code: 1 });
     expect(run.err).toMatch(/^ocg: NotFoundError \(404\): /);
+  });
+});
+
+describe('job node-header', () => {
+  it("makes a header for the job's node API: signed by the user's wallet, naming that node and job, timed", async () => {
+    const user = await stack.newUser(CREDITS);
+    const queued = (await postJob(user)).address;
+    const early = await ocg('job', 'node-header', queued, ...as(user));
+    expect(early.code).toBe(1);
+    expect(early.err).toContain('no node has claimed it yet');
+    await node.claim(market);
+    const run = await ocg('job', 'node-header', queued, '--json', ...as(user));
+    expect(run.code).toBe(0);
+    const made = JSON.parse(run.out);
+    expect(made.job).toBe(queued);
+    const check = verifyAuthHeader(made.header, user.address, { requireTimestamp: true, expectedMessage: nodeApiMessage(made.node, queued) });
+    expect(check).toMatchObject({ ok: true, message: `ocg-node-api:${made.node}:${queued}` });
+    const plain = await ocg('job', 'node-header', queued, ...as(user));
+    expect(plain.out.trim()).toMatch(new RegExp(`^ocg-node-api:${made.node}:${queued}:\\w+:\\d{13}$`));
   });
 });
 

@@ -51,7 +51,7 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
   const limiter = new RateLimiter(redis, logger);
   const signers = new WalletSigners(db, secrets);
   const validator = new ApiKeyValidator(db, cache, new LastUsedTracker(db, redis, clock, logger), clock);
-  const keys = new ApiKeyService(db, secrets, cache, clock);
+  const keys = new ApiKeyService(db, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
   const users = new UserService(db, secrets, keys, cache, clock, logger);
   const internal = new InternalCredential(config.INTERNAL_TOKEN);
   return {

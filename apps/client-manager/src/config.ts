@@ -1,11 +1,6 @@
-import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { isWellFormedApiKey, parseMasterKey } from '@ocg/auth';
-import { parseConfig, serviceConfigShape } from '@ocg/http';
-
-// Development only: a fixed, public key so `npm run stack` keeps its data across
-// restarts without setup. Production refuses to start without MASTER_KEY.
-const DEVELOPMENT_MASTER_KEY = createHash('sha256').update('ocg development master key: never use in production').digest();
+import { isWellFormedApiKey, resolveMasterKey } from '@ocg/auth';
+import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
 const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -14,6 +9,8 @@ const schema = z
   .object({
     ...serviceConfigShape(8081),
     NODE_ENV: z.string().optional(),
+    /** This is a development machine: the public development master key is allowed. */
+    DEVELOPMENT_MACHINE: env.flag(),
     /** 32 bytes, 64 hex characters or base64: seals wallet seeds and API key text (AES-256-GCM). */
     MASTER_KEY: optionalText(),
     /** An API key (`ocg_…`) ensured at start for the operator user, holding every scope. */
@@ -30,16 +27,14 @@ const schema = z
     RATE_LIMIT_VALIDATE_PER_MINUTE: positiveInt(600),
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt(10),
     API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+    /** API keys a user may hold (their system key aside). */
+    MAX_API_KEYS_PER_USER: positiveInt(100),
   })
   .superRefine((c, ctx) => {
-    if (c.MASTER_KEY !== undefined) {
-      try {
-        parseMasterKey(c.MASTER_KEY);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: (err as Error).message });
-      }
-    } else if (c.NODE_ENV === 'production') {
-      ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: 'is required in production' });
+    try {
+      resolveMasterKey(c.MASTER_KEY, c.DEVELOPMENT_MACHINE && c.NODE_ENV !== 'production');
+    } catch (err) {
+      ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: (err as Error).message });
     }
     const oauth = [c.OAUTH_ISSUER, c.OAUTH_AUDIENCE, c.OAUTH_JWKS_URL ?? c.OAUTH_JWKS];
     if (oauth.some((v) => v !== undefined) && oauth.some((v) => v === undefined)) {
@@ -62,7 +57,7 @@ export type ClientManagerConfig = z.infer<typeof schema>;
 /** The only place client-manager reads process.env. */
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): ClientManagerConfig => parseConfig(schema, env);
 
-/** The master key as bytes; the development key when MASTER_KEY is unset (never in production: loadConfig refuses). */
-export function masterKeyOf(config: Pick<ClientManagerConfig, 'MASTER_KEY'>): Buffer {
-  return config.MASTER_KEY === undefined ? DEVELOPMENT_MASTER_KEY : parseMasterKey(config.MASTER_KEY);
+/** The master key as bytes; the development key only on a development machine (loadConfig refuses it elsewhere). */
+export function masterKeyOf(config: Pick<ClientManagerConfig, 'MASTER_KEY' | 'DEVELOPMENT_MACHINE'>): Buffer {
+  return resolveMasterKey(config.MASTER_KEY, config.DEVELOPMENT_MACHINE);
 }

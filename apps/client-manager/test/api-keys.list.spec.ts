@@ -19,8 +19,8 @@ describe('GET /api-keys/', () => {
     expect(res.body.total).toBe(2);
     expect(res.body.keys.map((k: { id: string }) => k.id)).toEqual([alice.keyId, made.id]);
     const record = res.body.keys[1];
-    expect(Object.keys(record).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'lastUsedAt', 'llmModels', 'name', 'scopes', 'status', 'updatedAt']);
-    expect(record).toMatchObject({ id: made.id, key: made.key, name: 'second', llmModels: ['m'], status: 'active', lastUsedAt: null, expiresAt: null });
+    expect(Object.keys(record).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'key', 'lastUsedAt', 'llmModels', 'masked', 'name', 'scopes', 'status', 'updatedAt']);
+    expect(record).toMatchObject({ id: made.id, key: made.key, masked: false, name: 'second', llmModels: ['m'], status: 'active', lastUsedAt: null, expiresAt: null });
   });
 
   it('also answers at /api-keys without the trailing slash', async () => {

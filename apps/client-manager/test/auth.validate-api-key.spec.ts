@@ -15,13 +15,14 @@ describe('POST /auth/validate-api-key', () => {
   });
   afterAll(() => cm.close());
 
-  it('reports a valid key with its user, key id and scopes', async () => {
+  it('reports a valid key with its user, key id, scopes and expiry', async () => {
     const body = await validate(cm, user.key);
     expect(body).toEqual({
       valid: true,
       user: userRecordOf(user),
       apiKeyId: user.keyId,
       scopes: USER_SCOPES,
+      expiresAt: null,
     });
     expect(new Date(body.user.created_at).toISOString()).toBe(body.user.created_at);
   });

@@ -26,4 +26,20 @@ describe('log hygiene', () => {
       expect(text).not.toContain(secret);
     }
   });
+
+  it('keeps SQL parameters, row contents and the query error detail of a database error out of every line', async () => {
+    const marker = 'DB-MARKER-9e41';
+    // Every new user now fails a check: the insert's error quotes the failing row and carries the parameters.
+    await cm.db.query('ALTER TABLE users ADD CONSTRAINT users_test_refuse CHECK (false) NOT VALID');
+    try {
+      const res = await cm.call('POST', '/users', { key: cm.adminKey, body: { email: `${marker}@example.com`, name: `name ${marker}`, password: `password ${marker}` } });
+      expect(res.status).toBe(500);
+      expect(JSON.stringify(res.body)).not.toContain(marker);
+    } finally {
+      await cm.db.query('ALTER TABLE users DROP CONSTRAINT users_test_refuse');
+    }
+    const text = cm.logs.text();
+    expect(text).toContain('users_test_refuse'); // the failure was logged, by the constraint's name
+    expect(text).not.toContain(marker);
+  });
 });

@@ -11,6 +11,7 @@ import { iocContainer } from './ioc';
 import { insufficientBalanceHandler } from './errors';
 import { RegisterRoutes } from './generated/routes';
 import { requireNodePresence } from './nodes/node-presence';
+import { hideContentFromAnonymous } from './cas/hide-content';
 import { CasController } from './controllers/cas.controller';
 import { InternalJobsController } from './controllers/internal-jobs.controller';
 import { InternalNodesController } from './controllers/internal-nodes.controller';
@@ -34,7 +35,7 @@ export interface DeploymentManagerDeps {
 export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManagerServices = composeServices(deps)): express.Express {
   const { settings: s } = deps;
   const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
-  authentication.use(requireNodePresence(base, services.presence));
+  authentication.use(hideContentFromAnonymous(requireNodePresence(base, services.presence)));
   iocContainer
     .register(JobsController, new JobsController(services.posts, services.query, services.control))
     .register(CasController, new CasController(services.cas, services.downloads))

@@ -1,11 +1,25 @@
 import { z } from 'zod';
-import { parseConfig, serviceConfigShape } from '@ocg/http';
+import { resolveMasterKey } from '@ocg/auth';
+import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
 const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-const schema = z.object({
+const fields = z.object({
   ...serviceConfigShape(8083),
+  NODE_ENV: z.string().optional(),
+  /** This is a development machine: the public development master key is allowed. */
+  DEVELOPMENT_MACHINE: env.flag(),
+  /** 32 bytes, 64 hex characters or base64: seals definitions and results at rest (the same key as client-manager's). */
+  MASTER_KEY: optionalText(),
+  /** Uploads a user may keep that no job of theirs uses yet. */
+  MAX_UPLOADS_PER_USER: positiveInt(1000),
+  /** Bytes of such uploads per user. */
+  MAX_UPLOAD_BYTES_PER_USER: positiveInt(256 * 1024 * 1024),
+  /** An upload no job used for this long is collected. */
+  UPLOAD_RETENTION_SECONDS: positiveInt(7 * 86_400),
+  /** How often unused uploads are collected. */
+  UPLOAD_COLLECT_INTERVAL_MS: positiveInt(60_000),
   /** Validates API keys and keeps the credits ledger (holds, settlements). */
   CLIENT_MANAGER_URL: z.url().default('http://127.0.0.1:8081'),
   /** Resolves markets (GET /internal/markets/{market}). */
@@ -57,7 +71,18 @@ const schema = z.object({
   SETTLE_LEASE_SECONDS: positiveInt(30),
 });
 
+const schema = fields.superRefine((c, ctx) => {
+  try {
+    resolveMasterKey(c.MASTER_KEY, c.DEVELOPMENT_MACHINE && c.NODE_ENV !== 'production');
+  } catch (err) {
+    ctx.addIssue({ code: 'custom', path: ['MASTER_KEY'], message: (err as Error).message });
+  }
+});
+
 export type DeploymentManagerConfig = z.infer<typeof schema>;
 
 /** The only place deployment-manager reads process.env. */
-export const loadConfig = (env: NodeJS.ProcessEnv = process.env): DeploymentManagerConfig => parseConfig(schema, env);
+export const loadConfig = (vars: NodeJS.ProcessEnv = process.env): DeploymentManagerConfig => parseConfig(schema, vars);
+
+/** The master key as bytes (loadConfig already refused the development key off a development machine). */
+export const masterKeyOf = (config: Pick<DeploymentManagerConfig, 'MASTER_KEY' | 'DEVELOPMENT_MACHINE'>): Buffer => resolveMasterKey(config.MASTER_KEY, config.DEVELOPMENT_MACHINE);

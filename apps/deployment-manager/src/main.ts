@@ -7,6 +7,7 @@ import { loadConfig } from './config';
 import { buildApp } from './app';
 import { migrations } from './migrations';
 import { composeServices } from './services';
+import { sealPlaintextAtRest } from './cas/seal-at-rest';
 
 runService({
   name: 'deployment-manager',
@@ -23,12 +24,16 @@ runService({
     const keys = remoteKeyValidator({ clientManagerUrl: config.CLIENT_MANAGER_URL, redis, cacheTtlMs: config.API_KEY_CACHE_TTL_MS, internalToken: config.INTERNAL_TOKEN });
     const deps = { logger, db, redis, keys, settings: config };
     const services = composeServices(deps);
+    // Content stored before sealing existed is sealed before the first request (ADR 0035).
+    await sealPlaintextAtRest(db, services.seal, logger);
+    services.uploads.start();
     // The sweeper also finishes what a crash left: jobs ended but not settled, holds placed but not recorded.
     services.sweeper.start();
     return {
       app: buildApp(deps, services),
       stop: async () => {
         await services.sweeper.stop();
+        await services.uploads.stop();
         services.waker.close();
         await keys.close();
         await db.destroy();

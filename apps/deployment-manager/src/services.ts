@@ -4,6 +4,9 @@ import type { Logger } from '@ocg/http';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
 import { CasService } from './cas/cas.service';
+import { ContentSeal } from './cas/content-seal';
+import { UploadCollector } from './cas/upload-collector';
+import { masterKeyOf } from './config';
 import { CreditsClient } from './clients/credits.client';
 import { MarketsClient } from './clients/markets.client';
 import { ServiceClient } from './clients/service-client';
@@ -40,12 +43,13 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const hostManager = new ServiceClient('host-manager', s.HOST_MANAGER_URL, s.INTERNAL_TOKEN, s.SERVICE_TIMEOUT_MS);
   const credits = new CreditsClient(clientManager);
   const markets = new MarketsClient(hostManager, s.MARKET_CACHE_TTL_MS);
-  const cas = new CasService(db, s.MAX_CONTENT_BYTES);
-  const jobs = new JobRepository(db);
+  const seal = new ContentSeal(masterKeyOf(s));
+  const cas = new CasService(db, { maxBytes: s.MAX_CONTENT_BYTES, maxUploadsPerUser: s.MAX_UPLOADS_PER_USER, maxUploadBytesPerUser: s.MAX_UPLOAD_BYTES_PER_USER }, seal);
+  const jobs = new JobRepository(db, seal);
   const holds = new HoldRepository(db);
   const events = new JobEvents(redis, logger);
   const waker = new MarketWaker(redis, logger);
-  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }));
+  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal));
   const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
   const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
@@ -54,7 +58,9 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const presence = new NodePresence(redis, markets);
   return {
     presence,
+    seal,
     cas,
+    uploads: new UploadCollector(db, s.UPLOAD_RETENTION_SECONDS, s.UPLOAD_COLLECT_INTERVAL_MS, logger),
     downloads: new CasDownloads(cas),
     query,
     settlement,

@@ -29,7 +29,9 @@ describe("the gateway's page data (internal routes)", () => {
     await m?.stop();
   });
 
-  const page = (address: string) => dm.as(null, 'GET', `/internal/jobs/${address}/page`, undefined, internal);
+  /** The poster's view by default; `viewer: null` the public one. */
+  const page = (address: string, viewer: string | null = user.id) =>
+    dm.as(null, 'GET', `/internal/jobs/${address}/page${viewer === null ? '' : `?viewer=${viewer}`}`, undefined, internal);
   const report = (address: string, body: object) => node.send(dm.url, `/node-jobs/${address}/report`, body);
 
   it('shows every op of a queued job as pending, with the internal credential only', async () => {
@@ -60,8 +62,43 @@ describe("the gateway's page data (internal routes)", () => {
     const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, { status: 'completed', results: {}, ops: [{ ...running, status: 'completed', exitCode: 0, logTail: lines(1) }] });
     expect(finished.status).toBe(200);
     expect((await page(address)).body.ops[0]).toMatchObject({ status: 'completed', logTail: lines(1) });
+    expect((await page(address)).body).toMatchObject({ view: 'poster', resultCid: finished.body.resultCid });
     const result = await dm.as(user, 'GET', `/cas/${finished.body.resultCid}`);
     expect(result.body.ops[0]).not.toHaveProperty('logTail');
+  });
+
+  it('gives anyone but the poster the public view: no output, reasons or content ids', async () => {
+    const address = await runningJob(dm, user, node, market.name);
+    await report(address, { ops: [{ ...running, reason: 'quoting output', logTail: lines(2) }] });
+    const stranger = await m.newUser();
+    for (const viewer of [null, stranger.id]) {
+      const res = await page(address, viewer);
+      expect(res.body).toMatchObject({ view: 'public', reason: null, poster: null, definitionCid: null, resultCid: null });
+      expect(res.body.ops).toEqual([expect.objectContaining({ id: 'sleep', status: 'running', reason: null, logTail: [] })]);
+    }
+  });
+
+  it("gives a private op a secret host label: its node learns it, the poster's view shows it, the public view does not", async () => {
+    const def = definition([runOp('site', 'sleep 60', { args: { expose: 8080 } }), runOp('admin', 'sleep 60', { args: { expose: 9090, private: true } })]);
+    const posted = await dm.as(user, 'POST', '/jobs', { definition: def, market: market.name, durationSeconds: 100 });
+    const claimed = await node.send(dm.url, '/node-jobs/claim', { market: market.name });
+    const address = posted.body.address;
+    expect(claimed.body.assignment.job).toBe(address);
+    const label = claimed.body.assignment.definition.ops[1].args.private_label;
+    expect(label).toMatch(/^[a-z][a-z2-7]{11}$/);
+    expect(claimed.body.assignment.definition.ops[0].args.private_label).toBeUndefined();
+    const host = `${address}-${label}-9090`;
+    expect(host.length).toBeLessThanOrEqual(63);
+    const endpoints = [
+      { op: 'site', port: 8080, host: `${address}-8080`, ready: true, online: true },
+      { op: 'admin', port: 9090, host, ready: true, online: true },
+    ];
+    expect((await report(address, { endpoints })).status).toBe(200);
+    const mine = (await page(address)).body;
+    expect(mine.endpoints.map((e: { url: string }) => e.url)).toEqual([`https://${address}-${label}-9090.node.test`, `https://${address}-8080.node.test`]);
+    const shared = (await page(address, null)).body;
+    expect(shared.endpoints.map((e: { op: string }) => e.op)).toEqual(['site']);
+    expect(JSON.stringify(shared)).not.toContain(label);
   });
 
   it('refuses a tail of more than 20 lines or a line longer than 500 characters', async () => {

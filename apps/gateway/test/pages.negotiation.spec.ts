@@ -70,7 +70,7 @@ describe('job and market pages through the gateway', () => {
 
   const start = async (dmUrl: string, hmUrl: string) => {
     const logger = createLogger({ service: 'gateway', level: 'silent' });
-    const pages = createPages({ deploymentManagerUrl: dmUrl, hostManagerUrl: hmUrl, internalToken: TOKEN, logger, timeoutMs: 1000 });
+    const pages = createPages({ deploymentManagerUrl: dmUrl, clientManagerUrl: dmUrl, hostManagerUrl: hmUrl, internalToken: TOKEN, logger, timeoutMs: 1000 });
     const g = createGateway({ logger, redis, document, upstreams: { 'deployment-manager': dmUrl, 'host-manager': hmUrl }, upstreamTimeoutMs: 1000, pages });
     return { g, s: await listen(g.handle, { host: '127.0.0.1', port: 0 }) };
   };

@@ -21,6 +21,7 @@ const market: MarketRecord = {
 
 function job(over: Partial<JobPageRecord> = {}): JobPageRecord {
   return {
+    view: 'poster',
     address: JOB,
     status: 'RUNNING',
     reason: null,
@@ -36,7 +37,6 @@ function job(over: Partial<JobPageRecord> = {}): JobPageRecord {
     definitionCid: 'bafkreidefinition',
     resultCid: null,
     url: `https://${JOB}.nodes.example.net`,
-    links: { job: '', market: '', definition: '', result: null },
     createdAt: '2025-01-02T03:04:05.000Z',
     startedAt: '2025-01-02T03:04:06.000Z',
     endsAt: '2025-01-02T03:14:06.000Z',
@@ -93,10 +93,19 @@ describe('job page', () => {
     expect(page).toContain(`>${market.address}</a>`); // no market record: its address
   });
 
-  it('shows nothing secret: no poster, no definition id', () => {
-    const page = renderJobPage(job(), market);
+  it('shows the public view nothing secret: no poster, no definition id, no output, no reason column', () => {
+    const page = renderJobPage(job({ view: 'public', poster: null, definitionCid: null, ops: job().ops.map((o) => ({ ...o, logTail: [] })) }), market);
     expect(page).not.toContain('PosterWallet');
     expect(page).not.toContain('bafkreidefinition');
+    expect(page).not.toContain('<h2>Logs</h2>');
+    expect(page).not.toContain('<th>Reason</th>');
+    expect(page).toContain("shown to the job's poster, signed in");
+  });
+
+  it("shows the poster's view the definition id and each op's output", () => {
+    const page = renderJobPage(job(), market);
+    expect(page).toContain('bafkreidefinition');
+    expect(page).toContain('listening on :8080');
   });
 });
 

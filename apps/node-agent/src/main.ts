@@ -8,8 +8,8 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
-import { createAuthHeader, createSigner, generateWallet } from '@ocg/auth';
-import { createLogger, runMain, type Logger } from '@ocg/http';
+import { createAuthHeader, nodeApiMessage, createSigner, generateWallet } from '@ocg/auth';
+import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
 import { loadConfig, type ResolvedConfig } from './config';
@@ -17,6 +17,7 @@ import { FanoutReporter, LocalJobSource, LogReporter } from './local-source';
 import { createControlPlane } from './control-plane';
 import { resolveIdentity, type NodeIdentity } from './identity';
 import { onAgentShutdown } from './shutdown';
+import { sealBlobsWith } from './docker/labels';
 
 interface RunContext {
   values: { poster?: string; duration?: string };
@@ -41,7 +42,8 @@ async function submitFile(file: string, ctx: RunContext): Promise<string> {
 /** Without --poster, a throwaway wallet posts the job; one signed header (valid 5 minutes) is printed. */
 function devPoster(job: string, ctx: RunContext): string {
   const wallet = generateWallet();
-  const { header } = createAuthHeader(createSigner(wallet.secretKey), 'node-api');
+  const node = ctx.config.NODE_ADDRESS ?? ctx.config.NODE_ID;
+  const { header } = createAuthHeader(createSigner(wallet.secretKey), nodeApiMessage(node, job));
   process.stderr.write(`poster ${wallet.address}; try:\n  curl -H 'Authorization: ${header}' ${ctx.agent.api.url}/job/${job}/ops\n`);
   return wallet.address;
 }
@@ -54,6 +56,7 @@ async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, l
   const { signer } = identity;
   if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address) throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
   const agentConfig = { ...config, NODE_ADDRESS: signer.address };
+  sealBlobsWith(signer); // no definition (env values, registry credentials) in plain text in Docker labels
   const cp = createControlPlane(agentConfig, signer, logger);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
   const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });

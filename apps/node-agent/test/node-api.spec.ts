@@ -1,5 +1,5 @@
 /** Every node API route, each auth failure, and the error shapes, against a real job. */
-import { generateWallet, type Wallet } from '@ocg/auth';
+import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, serve, signedHeader, startTestAgent, waitFor, type TestAgent } from './support/harness';
 import { readNdjson, request, type Answer } from './support/http';
 
@@ -34,7 +34,7 @@ afterAll(async () => {
   expect(left).toEqual([]);
 });
 
-function api(method: string, path: string, auth: string | null = signedHeader(poster)): Promise<Answer> {
+function api(method: string, path: string, auth: string | null = signedHeader(poster, nodeAddress, job)): Promise<Answer> {
   return request(`${t.agent.api.url}${path}`, { method, headers: auth === null ? {} : { authorization: auth } });
 }
 
@@ -50,11 +50,28 @@ describe('authentication', () => {
   });
 
   it('answers 401 for an expired header', async () => {
-    expectError(await api('GET', `/job/${job}/ops`, signedHeader(poster, Date.now() - 301_000)), 401, 'UnauthorizedError', /expired/);
+    expectError(await api('GET', `/job/${job}/ops`, signedHeader(poster, nodeAddress, job, Date.now() - 301_000)), 401, 'UnauthorizedError', /expired/);
   });
 
-  it("answers 401 for a header signed by someone other than the job's poster", async () => {
-    expectError(await api('GET', `/job/${job}/ops`, signedHeader(generateWallet())), 401, 'UnauthorizedError', /not signed by this job's poster/);
+  it("answers 404 to another poster's header, exactly as for a job this node does not run", async () => {
+    const other = generateWallet();
+    expectError(await api('GET', `/job/${job}/ops`, signedHeader(other, nodeAddress, job)), 404, 'NotFoundError', new RegExp(`job ${job} is not running on this node`));
+  });
+
+  it('refuses a header signed for another node or another job', async () => {
+    expectError(await api('GET', `/job/${job}/ops`, signedHeader(poster, generateWallet().address, job)), 401, 'UnauthorizedError', /signs another message/);
+    expectError(await api('GET', `/job/${job}/ops`, signedHeader(poster, nodeAddress, generateWallet().address)), 401, 'UnauthorizedError', /signs another message/);
+  });
+
+  it("refuses the poster's signature of any other message: another use of sign-message/external, a session's header", async () => {
+    for (const message of ['node-api', 'ocg-session', `hello ${job}`, `ocg-node-api:${nodeAddress}`]) {
+      const header = createAuthHeader(createSigner(poster.secretKey), message).header;
+      expectError(await api('GET', `/job/${job}/ops`, header), 401, 'UnauthorizedError', /signs another message/);
+    }
+  });
+
+  it('refuses a header older than 5 minutes whatever the configured age', async () => {
+    expectError(await api('GET', `/job/${job}/ops`, signedHeader(poster, nodeAddress, job, Date.now() - 300_500)), 401, 'UnauthorizedError', /expired/);
   });
 
   it('answers 401 for a malformed header', async () => {
@@ -62,7 +79,8 @@ describe('authentication', () => {
   });
 
   it('answers 404 for a job this node does not run, with the error shape', async () => {
-    expectError(await api('GET', `/job/${generateWallet().address}/ops`), 404, 'NotFoundError', /not running on this node/);
+    const unknown = generateWallet().address;
+    expectError(await api('GET', `/job/${unknown}/ops`, signedHeader(poster, nodeAddress, unknown)), 404, 'NotFoundError', /not running on this node/);
   });
 });
 
@@ -81,13 +99,13 @@ describe('reading', () => {
   });
 
   it('answers in text/plain when asked, with the same JSON', async () => {
-    const answer = await request(`${t.agent.api.url}/job/${job}/ops`, { headers: { authorization: signedHeader(poster), accept: 'text/plain' } });
+    const answer = await request(`${t.agent.api.url}/job/${job}/ops`, { headers: { authorization: signedHeader(poster, nodeAddress, job), accept: 'text/plain' } });
     expect(answer.headers['content-type']).toContain('text/plain');
     expect(JSON.parse(answer.body).job).toBe(job);
   });
 
   it('serves the node API through the ingress at the node address host', async () => {
-    const answer = await request(`${t.agent.ingress.url}/job/${job}/ops`, { host: `${nodeAddress.toLowerCase()}.node.test`, headers: { authorization: signedHeader(poster) } });
+    const answer = await request(`${t.agent.ingress.url}/job/${job}/ops`, { host: `${nodeAddress.toLowerCase()}.node.test`, headers: { authorization: signedHeader(poster, nodeAddress, job) } });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).job).toBe(job);
   });
@@ -132,7 +150,7 @@ describe('control', () => {
   });
 
   it('streams new log lines with follow=true until the op stops, and stops one op', async () => {
-    const follow = readNdjson(`${t.agent.api.url}/job/${job}/ops/worker/logs?follow=true&tail=0`, { authorization: signedHeader(poster) }, () => false);
+    const follow = readNdjson(`${t.agent.api.url}/job/${job}/ops/worker/logs?follow=true&tail=0`, { authorization: signedHeader(poster, nodeAddress, job) }, () => false);
     await new Promise((r) => setTimeout(r, 500));
     const stop = await api('POST', `/job/${job}/group/svc/operation/worker/stop`);
     expect(stop.status).toBe(200);

@@ -51,7 +51,7 @@ it('adopts a running job after an agent restart: states, logs, results, endpoint
   await waitFor(() => second.agent.executor.results(job).worker.answer.length > 0, 'results rebuilt from the logs');
   expect(second.agent.executor.results(job).worker.answer).toEqual(['42']);
   expect((await viaIngress(second.agent.ingress.url, job)).body).toBe('still-here\n');
-  const ops = await request(`${second.agent.api.url}/job/${job}/ops`, { headers: { authorization: signedHeader(wallet) } });
+  const ops = await request(`${second.agent.api.url}/job/${job}/ops`, { headers: { authorization: signedHeader(wallet, node, job) } });
   expect(ops.status).toBe(200);
 
   await second.agent.executor.stopAndWait(job, 'test done');

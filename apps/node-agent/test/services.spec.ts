@@ -125,3 +125,22 @@ it('passes http checks with method, headers and body, and websocket checks by th
   expect(await firstWsMessage(t.agent.ingress.url, job)).toBe('ready');
   await stopAndExpectClean(job);
 });
+
+it("serves a private op's ports only at its secret label, never at names derived from the job address", async () => {
+  const label = 'kq7xz2mbw4ra';
+  const { job } = await t.submit(
+    definition([
+      runOp('site', serve(8080, 'public'), { args: { expose: 8080 } }),
+      runOp('admin', serve(9090, 'private'), { args: { expose: [9090, 9091], private: true } }),
+    ]),
+    { prepare: (d) => ({ ...d, ops: d.ops.map((op) => (op.id === 'admin' && op.type === 'container/run' ? { ...op, args: { ...op.args, private_label: label } } : op)) }) },
+  );
+  await t.waitOp(job, 'admin', (o) => o.endpoints[0]?.status === 'ONLINE');
+  await t.waitOp(job, 'site', (o) => o.endpoints[0]?.status === 'ONLINE');
+  expect(t.op(job, 'admin').endpoints.map((e) => e.host)).toEqual([`${job}-${label}-9090`, `${job}-${label}-9091`]);
+  expect((await viaIngress(t.agent.ingress.url, `${job}-${label}-9090`)).body).toBe('private\n');
+  expect((await viaIngress(t.agent.ingress.url, `${job}-${label.toUpperCase()}`)).body).toBe('private\n');
+  for (const derived of [`${job}-9090`, `${job}-1-9090`, `${job}-9091`]) expect((await viaIngress(t.agent.ingress.url, derived)).status).toBe(404);
+  expect((await viaIngress(t.agent.ingress.url, job)).body).toBe('public\n');
+  await stopAndExpectClean(job);
+});

@@ -3,16 +3,18 @@
  * with most of its starts still pending. None of them may start afterwards,
  * everything it made is removed, and the node API keeps answering meanwhile.
  */
+import { generateWallet } from '@ocg/auth';
 import { BUSYBOX_IMAGE, definition, leftovers, newNodeId, prepareEngine, removeEverything, signedHeader, startTestAgent, waitFor, type TestAgent } from './support/harness';
 
 const node = newNodeId('teardown');
+const nodeAddress = generateWallet().address;
 const OPS = 300;
 const DURATION_SECONDS = 20;
 let t: TestAgent;
 
 beforeAll(async () => {
   await prepareEngine();
-  t = await startTestAgent(node);
+  t = await startTestAgent(node, { NODE_ADDRESS: nodeAddress });
 });
 
 afterAll(async () => {
@@ -72,7 +74,7 @@ it(`ends a ${OPS}-op group at its duration: no start after the end, nothing left
   try {
     const submitted = await t.submit(definition(ops), { durationSeconds: DURATION_SECONDS });
     job = submitted.job;
-    header = signedHeader(submitted.wallet);
+    header = signedHeader(submitted.wallet, nodeAddress, submitted.job);
     const summary = await t.waitEnded(submitted.job);
     const end = Date.parse(summary.deadline);
     expect(summary.state).toBe('completed');

@@ -865,12 +865,17 @@ export interface components {
             /** @description ISO 8601; null when the key never expires. */
             expiresAt: string | null;
             id: string;
-            /** @description The full API key. */
+            /**
+             * @description The full API key, when the calling credential holds every scope of this
+             *     key; otherwise masked (`ocg_AbC…xYz9`, see `masked`).
+             */
             key: string;
             /** @description ISO 8601; refreshed at most once a minute. */
             lastUsedAt: string | null;
             /** @description null means no restriction; an empty list denies inference. */
             llmModels: string[] | null;
+            /** @description True when `key` is masked: the calling credential lacks some of this key's scopes. */
+            masked: boolean;
             name: string;
             scopes: string[];
             status: components["schemas"]["ApiKeyStatus"];
@@ -1637,6 +1642,10 @@ export interface components {
         /**
          * @description For the gateway's job page (internal): the job, and every op of its
          *     definition (those no node reported on yet read `pending`) with its log tail.
+         *     The poster's view has everything; the public view (anyone else holding the
+         *     job's link) has what a shared link may show: status, market, times and
+         *     the public endpoints. There, output, reasons (which may quote output),
+         *     content ids and private endpoints are left out (null or empty).
          */
         JobPageRecord: {
             /** @description The job address: base58 of 32 random bytes. */
@@ -1653,8 +1662,8 @@ export interface components {
             cost: number | null;
             /** @description ISO 8601 timestamps. */
             createdAt: string;
-            /** @description Content id of the definition. */
-            definitionCid: string;
+            /** @description Null in the public view. */
+            definitionCid: string | null;
             /**
              * Format: double
              * @description The paid duration (extensions included).
@@ -1664,14 +1673,13 @@ export interface components {
             /** @description When the paid duration is over (set when the job starts). */
             endsAt: string | null;
             finishedAt: string | null;
-            links: components["schemas"]["JobLinks"];
             /** @description The market's address. */
             market: string;
             /** @description The address of the node that claimed it. */
             node: string | null;
             ops: components["schemas"]["JobPageOpRecord"][];
-            /** @description The poster's wallet address: node API requests must be signed by this wallet. */
-            poster: string;
+            /** @description The poster's wallet address; null in the public view. */
+            poster: string | null;
             /**
              * Format: double
              * @description Credit units per second, the market's price when the job was posted.
@@ -1692,6 +1700,8 @@ export interface components {
             totalPrice: number;
             /** @description The job's URL (its first exposed port), when it exposes any. */
             url: string | null;
+            /** @enum {string} */
+            view: "poster" | "public";
         };
         JobRecord: {
             /** @description The job address: base58 of 32 random bytes. */
@@ -2165,6 +2175,55 @@ export interface components {
         NodeState: "ACTIVE" | "DISABLED";
         /** @enum {string} */
         NodeStatus: "ONLINE" | "OFFLINE";
+        /** @description From T, pick a set of properties whose keys are in the union K */
+        "Pick_JobSummaryRecord.Exclude_keyofJobSummaryRecord.poster-or-definitionCid-or-links__": {
+            /** @description The job address: base58 of 32 random bytes. */
+            address: string;
+            /**
+             * Format: double
+             * @description Seconds charged: from start to end, rounded up to whole seconds, at most durationSeconds. Set once the job ended.
+             */
+            billedSeconds: number | null;
+            /**
+             * Format: double
+             * @description pricePerSecond × billedSeconds. Set once the job ended.
+             */
+            cost: number | null;
+            /** @description ISO 8601 timestamps. */
+            createdAt: string;
+            /**
+             * Format: double
+             * @description The paid duration (extensions included).
+             */
+            durationSeconds: number;
+            /** @description When the paid duration is over (set when the job starts). */
+            endsAt: string | null;
+            finishedAt: string | null;
+            /** @description The market's address. */
+            market: string;
+            /** @description The address of the node that claimed it. */
+            node: string | null;
+            /**
+             * Format: double
+             * @description Credit units per second, the market's price when the job was posted.
+             */
+            pricePerSecond: number;
+            /** @description Why the job ended (e.g. `stopped by the poster`, `duration ended`, an op's failure). */
+            reason: string | null;
+            /** @description Content id of the result (ops, their states and captured results), once the node finished the job. */
+            resultCid: string | null;
+            settledAt: string | null;
+            settlement: components["schemas"]["JobSettlement"];
+            startedAt: string | null;
+            status: components["schemas"]["JobState"];
+            /**
+             * Format: double
+             * @description pricePerSecond × durationSeconds: what is held from the balance.
+             */
+            totalPrice: number;
+            /** @description The job's URL (its first exposed port), when it exposes any. */
+            url: string | null;
+        };
         PostJobRequest: {
             /**
              * @description The job definition. Give this or `definitionCid`, not both.
@@ -2427,6 +2486,8 @@ export interface components {
         };
         ValidateApiKeyResponse: {
             apiKeyId?: string;
+            /** @description ISO 8601 when the key expires; null when it never does. Caches must not keep the answer past it. */
+            expiresAt?: string | null;
             scopes?: string[];
             user?: components["schemas"]["UserRecord"];
             /** @description true only for an existing, active, unexpired key. */

@@ -15,6 +15,17 @@
 import { type WalletSigner, asSigner, isSignatureText, signMessage, verifySignature } from './wallet';
 
 export const AUTH_HEADER_MAX_AGE_SECONDS = 300;
+/** The first part of every node API message; no other use of a wallet signature starts with it by accident. */
+export const NODE_API_MESSAGE_PREFIX = 'ocg-node-api';
+
+/**
+ * The message a node API header signs: `ocg-node-api:<node address>:<job address>`.
+ * Signed with a timestamp (sign-message/external with includeTime), it is good
+ * for that node and that job for 5 minutes, and for nothing else.
+ */
+export function nodeApiMessage(node: string, job: string): string {
+  return `${NODE_API_MESSAGE_PREFIX}:${node}:${job}`;
+}
 export const AUTH_HEADER_CLOCK_SKEW_SECONDS = 30;
 const TIMESTAMP = /^[1-9]\d{12}$/;
 const ENDS_WITH_TIMESTAMP = /:[1-9]\d{12}$/;

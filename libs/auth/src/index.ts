@@ -4,11 +4,13 @@
  * callers pass keys and clocks in. Formats: README.md.
  */
 export { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, generateApiKey, isWellFormedApiKey } from './api-key';
-export { MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey } from './secret-box';
+export { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from './secret-box';
 export { type Wallet, WalletSigner, createSigner, generateWallet, isAddress, signMessage, verifySignature, walletFromSeed } from './wallet';
 export {
   AUTH_HEADER_CLOCK_SKEW_SECONDS,
   AUTH_HEADER_MAX_AGE_SECONDS,
+  NODE_API_MESSAGE_PREFIX,
+  nodeApiMessage,
   type AuthHeaderCheck,
   type AuthHeaderFailure,
   type ParsedAuthHeader,

@@ -3,7 +3,7 @@
  * master key. Text form `v1.<iv>.<tag>.<ciphertext>`, each part base64url
  * without padding; the version lets us rotate the algorithm or key later.
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 
 const VERSION = 'v1';
 const KEY_BYTES = 32;
@@ -38,6 +38,31 @@ export function parseMasterKey(text: string): Buffer {
   if (key.length !== KEY_BYTES) {
     const hexHint = HEX_KEY.test(trimmed) ? ` (as hex: ${trimmed.length} characters, expected 64)` : '';
     throw new MasterKeyError(`master key decodes to ${key.length} bytes, expected 32${hexHint}`);
+  }
+  return key;
+}
+
+/**
+ * The public development key: its derivation is in this file, so anything
+ * sealed under it is readable by anyone. Only a machine declared a
+ * development machine may use it (resolveMasterKey).
+ */
+export const DEVELOPMENT_MASTER_KEY = createHash('sha256').update('ocg development master key: never use in production').digest();
+
+/**
+ * The master key a service seals with: the configured one, or the public
+ * development key when none is configured on a development machine. A
+ * configured key equal to the development key counts as the development key.
+ * The error names the setting and never quotes the key.
+ */
+export function resolveMasterKey(text: string | undefined, developmentMachine: boolean): Buffer {
+  const key = text === undefined ? DEVELOPMENT_MASTER_KEY : parseMasterKey(text);
+  if (key.equals(DEVELOPMENT_MASTER_KEY) && !developmentMachine) {
+    throw new MasterKeyError(
+      text === undefined
+        ? 'is required: without it secrets would be sealed with the public development key (set DEVELOPMENT_MACHINE=true on a development machine)'
+        : 'is the public development key; set a key of your own (or DEVELOPMENT_MACHINE=true on a development machine)',
+    );
   }
   return key;
 }

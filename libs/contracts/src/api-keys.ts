@@ -61,8 +61,13 @@ export interface CreateApiKeyResponse {
 export interface ApiKeyRecord {
   id: string;
   name: string;
-  /** The full API key. */
+  /**
+   * The full API key, when the calling credential holds every scope of this
+   * key; otherwise masked (`ocg_AbC…xYz9`, see `masked`).
+   */
   key: string;
+  /** True when `key` is masked: the calling credential lacks some of this key's scopes. */
+  masked: boolean;
   status: ApiKeyStatus;
   scopes: string[];
   /** null means no restriction; an empty list denies inference. */

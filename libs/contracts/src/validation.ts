@@ -11,6 +11,8 @@ export interface ValidateApiKeyResponse {
   user?: UserRecord;
   apiKeyId?: string;
   scopes?: string[];
+  /** ISO 8601 when the key expires; null when it never does. Caches must not keep the answer past it. */
+  expiresAt?: string | null;
 }
 
 export interface ValidateSessionRequest {

@@ -5,6 +5,13 @@ export type DbLog = (level: 'debug' | 'info' | 'warn' | 'error', message: string
 
 export const silent: DbLog = () => undefined;
 
+function withoutParameters(text: string, parameters: unknown[] = []): string {
+  return parameters
+    .filter((p): p is string => typeof p === 'string' && p.length >= 3)
+    .sort((a, b) => b.length - a.length)
+    .reduce((t, p) => t.split(p).join('[parameter]'), text);
+}
+
 /**
  * Routes TypeORM's messages to the service's logger: TypeORM's own console
  * logger prints migration failures even with logging off, and services log JSON.
@@ -19,9 +26,10 @@ export class RoutedLogger implements Logger {
     if (this.queries) this.sink('debug', query);
   }
 
-  logQueryError(error: string | Error, query: string): void {
-    // The caller gets the error too; this is for tracing with logging on.
-    if (this.queries) this.sink('debug', `query failed: ${query}: ${error instanceof Error ? error.message : error}`);
+  logQueryError(error: string | Error, query: string, parameters?: unknown[]): void {
+    // The caller gets the error too; this is for tracing with logging on. Parameters are never
+    // logged, and Postgres quotes a rejected one in its message ("invalid input syntax ...: "<value>""): cut out.
+    if (this.queries) this.sink('debug', `query failed: ${query}: ${withoutParameters(error instanceof Error ? error.message : error, parameters)}`);
   }
 
   logQuerySlow(time: number, query: string): void {

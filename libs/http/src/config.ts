@@ -22,9 +22,15 @@ export function parseConfig<S extends z.ZodObject>(schema: S, env: NodeJS.Proces
     result.error.issues.map((issue) => {
       const variable = String(issue.path[0] ?? '(root)');
       const unset = env[variable] === undefined || env[variable] === '';
-      return { variable, message: unset ? 'is required but not set' : `${issue.message} (got "${env[variable]}")` };
+      // The value is never quoted: a rejected MASTER_KEY or DATABASE_URL is still a secret.
+      return { variable, message: unset ? 'is required but not set' : scrubValue(issue.message, env[variable] ?? '') };
     }),
   );
+}
+
+/** Schema messages may echo what they rejected (zod quotes enum misses); the value is cut out of them. */
+function scrubValue(message: string, value: string): string {
+  return value.length >= 3 ? message.split(value).join('[value not shown]') : message;
 }
 
 /** Common variable shapes, so services spell them the same way. */
@@ -34,6 +40,12 @@ export const env = {
   url: () => z.url(),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   seconds: (fallback: number) => z.coerce.number().positive().default(fallback),
+  /** `true`/`1` or `false`/`0` (unset: false). */
+  flag: () =>
+    z
+      .enum(['true', 'false', '1', '0', ''])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
 };
 
 /** Variables every back-end service reads. */

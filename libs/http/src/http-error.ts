@@ -128,6 +128,14 @@ export function bodyTooLarge(limit: number): PayloadTooLargeError {
   return new PayloadTooLargeError(`Request body exceeds the limit of ${limit} bytes`);
 }
 
+/** A per-user limit is reached (uploads, API keys): the message names the limit and its setting. */
+export class QuotaExceededError extends HttpError {
+  constructor(message: string, errors?: FieldError[]) {
+    super(409, ErrorCodes.QUOTA_EXCEEDED, message, errors);
+    this.name = 'QuotaExceededError';
+  }
+}
+
 export class UnsupportedMediaTypeError extends HttpError {
   constructor(message: string) {
     super(415, ErrorCodes.UNSUPPORTED_MEDIA_TYPE, message);

@@ -20,6 +20,7 @@ export {
   NotAcceptableError,
   ConflictError,
   PayloadTooLargeError,
+  QuotaExceededError,
   UnsupportedMediaTypeError,
   TooManyRequestsError,
   ServiceUnavailableError,

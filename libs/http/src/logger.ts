@@ -51,10 +51,37 @@ export function isError(value: unknown): value is Error {
   return value instanceof Error || types.isNativeError(value);
 }
 
-/** An error as a plain object, so its own fields (and its cause) get walked too. */
-function plainError(e: Error): Record<string, unknown> {
-  const out: Record<string, unknown> = { ...e, type: e.constructor?.name ?? e.name, message: e.message, stack: e.stack };
-  if (e.cause !== undefined) out['cause'] = e.cause;
+/**
+ * Fields of database errors that quote values: the statement's parameters
+ * (TypeORM's QueryFailedError), Postgres' `detail` ("Failing row contains
+ * (...)", "Key (email)=(...) already exists") and the context of `where`.
+ */
+const QUOTING_FIELDS = ['parameters', 'detail', 'where', 'internalQuery'];
+
+/** The string parameters of a failed query, longest first (a short one may be part of a longer one). */
+function parametersOf(e: Error): string[] {
+  const params = (e as { parameters?: unknown }).parameters;
+  if (!Array.isArray(params)) return [];
+  return params
+    .map((p) => (typeof p === 'string' ? p : Buffer.isBuffer(p) ? '' : typeof p === 'object' && p !== null ? JSON.stringify(p) : ''))
+    .filter((p) => p.length >= 3)
+    .sort((a, b) => b.length - a.length);
+}
+
+/** Postgres quotes a rejected value in the message (`invalid input syntax for type integer: "..."`): cut every parameter out. */
+function withoutParameters(text: string | undefined, params: string[]): string | undefined {
+  if (text === undefined || params.length === 0) return text;
+  return params.reduce((t, p) => t.split(p).join('[parameter]'), text);
+}
+
+/** An error as a plain object, so its own fields (and its cause) get walked too; what a query error quotes is cut. */
+function plainError(e: Error, inherited: string[] = []): Record<string, unknown> {
+  const params = [...parametersOf(e), ...inherited];
+  const out: Record<string, unknown> = { ...e, type: e.constructor?.name ?? e.name, message: withoutParameters(e.message, params), stack: withoutParameters(e.stack, params) };
+  for (const field of QUOTING_FIELDS) if (field in out) out[field] = CENSOR;
+  const driverError = (e as { driverError?: unknown }).driverError;
+  if (isError(driverError)) out['driverError'] = plainError(driverError, params);
+  if (e.cause !== undefined) out['cause'] = isError(e.cause) ? plainError(e.cause, params) : e.cause;
   if (e instanceof AggregateError) out['errors'] = e.errors;
   return out;
 }

@@ -1,5 +1,6 @@
 import type { Express } from 'express';
 import { startApp, type TestServer } from './support';
+import { createLogger } from '../src/logger';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -92,5 +93,20 @@ describe('request logging', () => {
       expect(t.logs.text()).not.toContain(secret);
     }
     expect((line['headers'] as Record<string, string>)['authorization']).toBe('[Redacted]');
+  });
+});
+
+describe('database errors in log lines', () => {
+  it("cuts a failed query's parameters, its row detail and any parameter quoted in its messages", () => {
+    const marker = 'PARAM-MARKER-0c2d';
+    const driverError = Object.assign(new Error(`invalid input syntax for type integer: "${marker}"`), { code: '22P02', detail: `Failing row contains (${marker}).`, where: `column ${marker}` });
+    const err = Object.assign(new Error(driverError.message), { name: 'QueryFailedError', query: 'SELECT $1::int', parameters: [marker, 7], driverError, detail: driverError.detail });
+    const lines: string[] = [];
+    const logger = createLogger({ service: 't', destination: { write: (s: string) => void lines.push(s) } as unknown as NodeJS.WritableStream });
+    logger.error({ err, wrapped: new Error('outer', { cause: err }) }, 'query failed');
+    const text = lines.join('');
+    expect(text).toContain('SELECT $1::int');
+    expect(text).toContain('22P02');
+    expect(text).not.toContain(marker);
   });
 });

@@ -56,6 +56,11 @@ export interface NormalizedRunArgs {
   work_dir: string | null;
   volumes: VolumeMount[];
   private: boolean;
+  /**
+   * For a private op: the secret part of its host names (`<job>-<label>-<port>`),
+   * chosen by the control plane when the job is posted; never in a posted definition.
+   */
+  private_label?: string;
   /** Spread markers stay until the node resolves them (`resolveLiterals`). */
   expose: NormalizedExposeEntry[];
   restart_policy: NormalizedRestartPolicy;

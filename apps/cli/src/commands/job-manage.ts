@@ -1,8 +1,9 @@
-/** `ocg job get|stop|extend|list`: a posted job, its result, its money and time. */
+/** `ocg job get|stop|extend|list|node-header`: a posted job, its result, its money and time, its node API header. */
 import type { Command } from 'commander';
 import type { JobSummaryRecord, ListJobsResponse } from '@ocg/contracts';
 import { answer, gatewayFrom, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
 import { JOB_LIST_HEADER, describeJob, jobRow, type JobResult } from '../job-view';
+import { nodeApiHeader } from '../node-header';
 import { CliError, credits, duration, fields, localTime, print, printJson, table, wholeNumber } from '../output';
 
 interface JsonOption extends GatewayOptions {
@@ -20,6 +21,9 @@ export function registerJobManage(job: Command): void {
     .requiredOption('--minutes <minutes>', 'minutes to add')
     .option('--json', 'print the job record as JSON')
     .action((address: string, options: JsonOption & { minutes: string }) => extendJob(address, options));
+  withGatewayOptions(job.command('node-header <job>').description("print a signed Authorization header for the job's node API (good for that node and job, 5 minutes)"))
+    .option('--json', 'print {header, node, job, timestamp} as JSON')
+    .action((address: string, options: JsonOption) => nodeHeader(address, options));
   withGatewayOptions(job.command('list').description('list your jobs, newest first'))
     .option('--limit <n>', 'jobs per page, 1 to 200', '20')
     .option('--all', 'every job: follows the pages to the end')
@@ -43,6 +47,12 @@ async function readResult(gateway: Gateway, cid: string): Promise<JobResult> {
   } catch {
     throw new CliError(`the result ${cid} is not JSON; read it with GET ${gateway.url}/cas/${cid}`);
   }
+}
+
+async function nodeHeader(address: string, options: JsonOption): Promise<void> {
+  const made = await nodeApiHeader(gatewayFrom(options), address);
+  if (options.json) return printJson(made);
+  print(made.header);
 }
 
 async function stopJob(address: string, options: JsonOption): Promise<void> {

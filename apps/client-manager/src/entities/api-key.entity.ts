@@ -15,6 +15,8 @@ export interface ApiKeyRow {
   llmModels: string[] | null;
   /** The per-user key that session validation hands to the dashboard. */
   system: boolean;
+  /** The operator's ADMIN_API_KEY: in no user's list; once deleted, never made again from the same text. */
+  bootstrap: boolean;
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   createdAt: Date;
@@ -34,6 +36,7 @@ export const ApiKeyEntity = new EntitySchema<ApiKeyRow & { user?: UserRow }>({
     scopes: { type: 'text', array: true },
     llmModels: { type: 'text', name: 'llm_models', array: true, nullable: true },
     system: { type: 'boolean', default: false },
+    bootstrap: { type: 'boolean', default: false },
     expiresAt: { type: 'timestamptz', name: 'expires_at', nullable: true },
     lastUsedAt: { type: 'timestamptz', name: 'last_used_at', nullable: true },
     createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },

@@ -11,6 +11,8 @@ export interface ActiveKey {
   userId: string;
   scopes: string[];
   user: UserRecord;
+  /** Unix ms; null when the key never expires. */
+  expiresAt: number | null;
 }
 
 export type KeyFailure = 'malformed' | 'unknown' | 'disabled' | 'expired';
@@ -47,7 +49,7 @@ export class ApiKeyValidator {
     if (entry.status !== 'active') return { ok: false, reason: 'disabled' };
     if (entry.expiresAt !== null && entry.expiresAt <= this.clock()) return { ok: false, reason: 'expired' };
     this.lastUsed.touch(entry.keyId);
-    return { ok: true, key: { keyId: entry.keyId, userId: entry.userId, scopes: entry.scopes, user: entry.user } };
+    return { ok: true, key: { keyId: entry.keyId, userId: entry.userId, scopes: entry.scopes, user: entry.user, expiresAt: entry.expiresAt } };
   }
 
   private async load(hash: string): Promise<CachedKey> {

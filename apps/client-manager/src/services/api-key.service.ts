@@ -10,7 +10,7 @@ import {
   type ListApiKeysResponse,
   type UpdateApiKeyRequest,
 } from '@ocg/contracts';
-import { HttpError, NotFoundError } from '@ocg/http';
+import { HttpError, NotFoundError, QuotaExceededError } from '@ocg/http';
 import { ApiKeyEntity, type ApiKeyRow } from '../entities';
 import type { Principal } from '../auth/principal';
 import type { ApiKeyCache } from './api-key-cache';
@@ -26,6 +26,8 @@ export interface NewKey {
   /** Seconds from creation; none: never expires. */
   expiresIn?: number;
   system?: boolean;
+  /** The operator's ADMIN_API_KEY. */
+  bootstrap?: boolean;
   /** A given key text (the bootstrap admin key); default a fresh one. */
   text?: string;
 }
@@ -37,22 +39,36 @@ export class ApiKeyService {
     private readonly secrets: Secrets,
     private readonly cache: ApiKeyCache,
     private readonly clock: Clock,
+    /** MAX_API_KEYS_PER_USER: keys a user may hold (their system key aside). */
+    private readonly maxKeysPerUser = 100,
   ) {}
 
   async create(caller: Principal, req: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     const scopes = req.scopes ?? [...caller.scopes];
     assertHeldBy(caller, scopes);
-    const { row, text } = await this.mint(this.db.manager, { userId: caller.userId, name: req.name, scopes, llmModels: req.llmModels, expiresIn: req.expiresIn });
+    const { row, text } = await this.db.transaction(async (m) => {
+      await m.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [caller.userId]); // the count and the insert do not interleave
+      const [{ count }] = (await m.query('SELECT count(*)::int AS count FROM api_keys WHERE user_id = $1 AND NOT system AND NOT bootstrap', [caller.userId])) as { count: number }[];
+      if (count >= this.maxKeysPerUser) {
+        throw new QuotaExceededError(`API key limit reached: a user holds at most ${this.maxKeysPerUser} keys (MAX_API_KEYS_PER_USER); delete one first`, [
+          { path: '', message: `over the limit of ${this.maxKeysPerUser} API keys per user` },
+        ]);
+      }
+      return this.mint(m, { userId: caller.userId, name: req.name, scopes, llmModels: req.llmModels, expiresIn: req.expiresIn });
+    });
     return toCreateResponse(row, text);
   }
 
+  /** The operator's bootstrap key is in no list (ADR 0037). */
   async list(caller: Principal): Promise<ListApiKeysResponse> {
-    const rows = await this.db.getRepository(ApiKeyEntity).find({ where: { userId: caller.userId }, order: { createdAt: 'ASC', id: 'ASC' } });
-    return { keys: rows.map((row) => this.record(row)), total: rows.length };
+    const rows = await this.db.getRepository(ApiKeyEntity).find({ where: { userId: caller.userId, bootstrap: false }, order: { createdAt: 'ASC', id: 'ASC' } });
+    return { keys: rows.map((row) => this.record(row, caller)), total: rows.length };
   }
 
   async get(caller: Principal, id: string): Promise<ApiKeyRecord> {
-    return this.record(await this.owned(caller, id));
+    const row = await this.owned(caller, id);
+    if (row.bootstrap) throw new NotFoundError(`No API key ${id}`);
+    return this.record(row, caller);
   }
 
   async update(caller: Principal, id: string, req: UpdateApiKeyRequest): Promise<ApiKeyRecord> {
@@ -63,12 +79,16 @@ export class ApiKeyService {
     if (req.llmModels !== undefined) changes.llmModels = req.llmModels;
     await this.db.getRepository(ApiKeyEntity).update({ id: row.id }, changes);
     await this.cache.invalidate(row.id, row.lookupHash);
-    return this.record({ ...row, ...changes });
+    return this.record({ ...row, ...changes }, caller);
   }
 
+  /** A deleted bootstrap key is remembered by its hash: the same ADMIN_API_KEY does not bring it back. */
   async remove(caller: Principal, id: string): Promise<DeleteApiKeyResponse> {
     const row = await this.owned(caller, id);
-    await this.db.getRepository(ApiKeyEntity).delete({ id: row.id, userId: caller.userId });
+    await this.db.transaction(async (m) => {
+      await m.delete(ApiKeyEntity, { id: row.id, userId: caller.userId });
+      if (row.bootstrap) await m.query('INSERT INTO deleted_bootstrap_keys (lookup_hash) VALUES ($1) ON CONFLICT DO NOTHING', [row.lookupHash]);
+    });
     await this.cache.invalidate(row.id, row.lookupHash);
     return { success: true };
   }
@@ -88,6 +108,7 @@ export class ApiKeyService {
       scopes: [...spec.scopes],
       llmModels: spec.llmModels ?? null,
       system: spec.system ?? false,
+      bootstrap: spec.bootstrap ?? false,
       expiresAt: spec.expiresIn === undefined ? null : new Date(now.getTime() + spec.expiresIn * 1000),
       lastUsedAt: null,
       createdAt: now,
@@ -124,9 +145,17 @@ export class ApiKeyService {
     return row;
   }
 
-  private record(row: ApiKeyRow): ApiKeyRecord {
-    return toApiKeyRecord(row, this.secrets.openApiKey(row.id, row.keySealed));
+  /** The full text only to a credential holding every scope of the key: a narrow key must not read a broader one. */
+  private record(row: ApiKeyRow, caller: Principal): ApiKeyRecord {
+    const covered = row.scopes.every((scope) => caller.scopes.includes(scope));
+    const text = this.secrets.openApiKey(row.id, row.keySealed);
+    return toApiKeyRecord(row, covered ? text : maskApiKey(text), !covered);
   }
+}
+
+/** `ocg_AbCd…wXyZ`: enough to recognise a key, not to use it. */
+export function maskApiKey(text: string): string {
+  return `${text.slice(0, 8)}…${text.slice(-4)}`;
 }
 
 /** A key may only carry scopes its creator holds; the first one missing is named. */

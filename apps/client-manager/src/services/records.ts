@@ -30,11 +30,12 @@ export function toCreateResponse(row: ApiKeyRow, key: string): CreateApiKeyRespo
   };
 }
 
-export function toApiKeyRecord(row: ApiKeyRow, key: string): ApiKeyRecord {
+export function toApiKeyRecord(row: ApiKeyRow, key: string, masked: boolean): ApiKeyRecord {
   return {
     id: row.id,
     name: row.name,
     key,
+    masked,
     status: row.status,
     scopes: row.scopes,
     llmModels: row.llmModels,

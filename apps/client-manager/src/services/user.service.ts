@@ -50,12 +50,18 @@ export class UserService {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.db.transaction(async (m) => {
-          const key = await m.findOneBy(ApiKeyEntity, { lookupHash: apiKeyLookupHash(keyText) });
+          const hash = apiKeyLookupHash(keyText);
+          const key = await m.findOneBy(ApiKeyEntity, { lookupHash: hash });
           if (key) return this.widenToAllScopes(key.id, key.lookupHash, key.scopes);
+          const [deleted] = (await m.query('SELECT deleted_at FROM deleted_bootstrap_keys WHERE lookup_hash = $1', [hash])) as { deleted_at: Date }[];
+          if (deleted) {
+            this.logger.warn(`the bootstrap admin key (ADMIN_API_KEY) was deleted at ${deleted.deleted_at.toISOString()} and stays deleted; set a new ADMIN_API_KEY to make another`);
+            return;
+          }
           const found = await m.getRepository(UserEntity).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
           const user = found ?? this.newUser(email, 'Operator', null);
           if (!found) await m.insert(UserEntity, user);
-          await this.keys.mint(m, { userId: user.id, name: 'bootstrap admin', scopes: ALL_SCOPES, text: keyText });
+          await this.keys.mint(m, { userId: user.id, name: 'bootstrap admin', scopes: ALL_SCOPES, text: keyText, bootstrap: true });
           this.logger.info({ userId: user.id }, 'bootstrap admin key ensured');
         });
       } catch (err) {

@@ -15,6 +15,7 @@ export class ValidationService {
     // Services calling with the internal credential validate for many users: not limited per address.
     const [check] = await Promise.all([this.validator.check(apiKey), ctx.internal ? undefined : this.limiter.check('validate-api-key', ctx.client, this.perMinute)]);
     if (!check.ok) return { valid: false };
-    return { valid: true, user: check.key.user, apiKeyId: check.key.keyId, scopes: check.key.scopes };
+    const { user, keyId, scopes, expiresAt } = check.key;
+    return { valid: true, user, apiKeyId: keyId, scopes, expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() };
   }
 }

@@ -1,47 +1,100 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { UploadContentRequest, UploadContentResponse } from '@ocg/contracts';
-import { NotFoundError, PayloadTooLargeError, ValidationError } from '@ocg/http';
+import { NotFoundError, PayloadTooLargeError, QuotaExceededError, ValidationError } from '@ocg/http';
 import { cidOf, isRawSha256Cid } from './cid';
+import type { ContentSeal } from './content-seal';
 
 type Queryable = Pick<EntityManager, 'query'>;
 
+export interface CasLimits {
+  /** Largest single content, in bytes. */
+  maxBytes: number;
+  /** Uploads a user may keep that no job of theirs holds (MAX_UPLOADS_PER_USER). */
+  maxUploadsPerUser: number;
+  /** Their bytes together (MAX_UPLOAD_BYTES_PER_USER). */
+  maxUploadBytesPerUser: number;
+}
+
 /**
  * The content-addressed store: bytes by the id IPFS would give them. Writing
- * the same bytes twice is one row; an id names its bytes forever.
+ * the same bytes twice is one row; an id names its bytes forever. The bytes
+ * are sealed at rest (ContentSeal); the id is still that of the plaintext.
  *
  * Reading is per user: a blob is readable by whoever uploaded it and by the
  * poster of a job it defines or holds the result of. A content id is only as
  * secret as the content is unguessable, and definitions carry secrets (image
  * registry passwords, env), so a leaked id must not be enough: anyone else
  * gets the same 404 as for an id that does not exist.
+ *
+ * Uploads no job holds yet count against the uploader's quota and are
+ * collected after the retention period (UploadCollector); a job's post or
+ * result takes them off the quota.
  */
 export class CasService {
   constructor(
     private readonly db: DataSource,
-    private readonly maxBytes: number,
+    private readonly limits: CasLimits,
+    private readonly seal: ContentSeal,
   ) {}
 
   async upload(userId: string, req: UploadContentRequest): Promise<UploadContentResponse> {
     const bytes = decode(req);
-    const cid = await this.put(bytes, userId);
+    const cid = await this.db.transaction(async (m) => {
+      // One upload per user at a time: the quota check and the insert must not interleave.
+      await m.query(`SELECT pg_advisory_xact_lock(hashtext('cas-upload:' || $1))`, [userId]);
+      const cid = cidOf(bytes);
+      await this.checkQuota(m, userId, cid, bytes.length);
+      await this.store(m, cid, bytes);
+      await m.query(`INSERT INTO blob_readers (cid, user_id, uploaded_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`, [cid, userId]);
+      return cid;
+    });
     return { cid, size: bytes.length };
   }
 
-  /** Stores the bytes (once) and lets `reader` read them. */
+  /** Stores the bytes (once) and lets `reader` read them, held by a job of theirs (off the upload quota). */
   async put(bytes: Uint8Array, reader: string, q: Queryable = this.db): Promise<string> {
-    if (bytes.length > this.maxBytes) throw new PayloadTooLargeError(`content of ${bytes.length} bytes is over the ${this.maxBytes}-byte limit`);
     const cid = cidOf(bytes);
-    await q.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, $2, $3) ON CONFLICT (cid) DO NOTHING`, [cid, Buffer.from(bytes), bytes.length]);
-    await q.query(`INSERT INTO blob_readers (cid, user_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [cid, reader]);
+    await this.store(q, cid, bytes);
+    await q.query(`INSERT INTO blob_readers (cid, user_id) VALUES ($1, $2) ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = NULL`, [cid, reader]);
     return cid;
   }
 
   /** The bytes, when `userId` may read them; otherwise the 404 of an unknown id. */
   async read(cid: string, userId: string): Promise<Buffer> {
     checkCid(cid);
-    const rows: { bytes: Buffer }[] = await this.db.query(`SELECT b.bytes FROM blobs b JOIN blob_readers r ON r.cid = b.cid AND r.user_id = $2 WHERE b.cid = $1`, [cid, userId]);
+    const rows: { bytes: Buffer | null; sealed: string | null }[] = await this.db.query(
+      `SELECT b.bytes, b.sealed FROM blobs b JOIN blob_readers r ON r.cid = b.cid AND r.user_id = $2 WHERE b.cid = $1`,
+      [cid, userId],
+    );
     if (rows.length === 0) throw new NotFoundError(`No content with the id ${cid}`);
-    return rows[0].bytes;
+    const { bytes, sealed } = rows[0];
+    // Plaintext only until the start-up pass sealed it.
+    return sealed !== null ? this.seal.openBlob(cid, sealed) : (bytes ?? Buffer.alloc(0));
+  }
+
+  private async store(q: Queryable, cid: string, bytes: Uint8Array): Promise<void> {
+    if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`content of ${bytes.length} bytes is over the ${this.limits.maxBytes}-byte limit`);
+    await q.query(`INSERT INTO blobs (cid, sealed, size) VALUES ($1, $2, $3) ON CONFLICT (cid) DO NOTHING`, [cid, this.seal.sealBlob(cid, bytes), bytes.length]);
+  }
+
+  private async checkQuota(q: Queryable, userId: string, cid: string, size: number): Promise<void> {
+    const [held]: { count: string; bytes: string | null; again: boolean }[] = await q.query(
+      `SELECT count(*) AS count, sum(b.size) AS bytes, bool_or(r.cid = $2) AS again
+       FROM blob_readers r JOIN blobs b ON b.cid = r.cid WHERE r.user_id = $1 AND r.uploaded_at IS NOT NULL`,
+      [userId, cid],
+    );
+    if (held.again) return; // the same bytes again: nothing new is kept
+    const { maxUploadsPerUser: maxCount, maxUploadBytesPerUser: maxBytes } = this.limits;
+    if (Number(held.count) + 1 > maxCount) {
+      throw new QuotaExceededError(`Upload limit reached: ${maxCount} uploads that no job uses yet (MAX_UPLOADS_PER_USER); post jobs with them or wait until they are collected`, [
+        { path: '/content', message: `over the limit of ${maxCount} uploads per user` },
+      ]);
+    }
+    if (Number(held.bytes ?? 0) + size > maxBytes) {
+      throw new QuotaExceededError(`Upload limit reached: ${maxBytes} bytes of uploads that no job uses yet (MAX_UPLOAD_BYTES_PER_USER)`, [
+        { path: '/content', message: `over the limit of ${maxBytes} bytes of uploads per user` },
+      ]);
+    }
   }
 }
 

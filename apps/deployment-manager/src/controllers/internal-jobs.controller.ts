@@ -1,4 +1,4 @@
-import { Get, Hidden, Path, Route, Security } from '@tsoa/runtime';
+import { Get, Hidden, Path, Query, Route, Security } from '@tsoa/runtime';
 import type { JobPageRecord, JobRouteRecord } from '@ocg/contracts';
 import type { JobQueryService } from '../jobs/job-query.service';
 
@@ -21,12 +21,14 @@ export class InternalJobsController {
   }
 
   /**
-   * The job, every op of its definition and each op's log tail, for the job page.
+   * The job, every op of its definition and each op's log tail, for the job page:
+   * the poster's view when `viewer` is the poster's user id, else the public view.
    * @param job The job address, exactly.
+   * @param viewer The signed-in user's id, as the gateway established it.
    */
   @Get('{job}/page')
   @Security('internal')
-  public jobPage(@Path() job: string): Promise<JobPageRecord> {
-    return this.query.page(job);
+  public jobPage(@Path() job: string, @Query() viewer?: string): Promise<JobPageRecord> {
+    return this.query.page(job, viewer);
   }
 }

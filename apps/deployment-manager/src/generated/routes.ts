@@ -446,6 +446,11 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Pick_JobSummaryRecord.Exclude_keyofJobSummaryRecord.poster-or-definitionCid-or-links__": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{"address":{"dataType":"string","required":true},"status":{"ref":"JobState","required":true},"reason":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"market":{"dataType":"string","required":true},"node":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"pricePerSecond":{"dataType":"double","required":true},"durationSeconds":{"dataType":"double","required":true},"totalPrice":{"dataType":"double","required":true},"billedSeconds":{"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},"cost":{"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},"settlement":{"ref":"JobSettlement","required":true},"resultCid":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"url":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"createdAt":{"dataType":"string","required":true},"startedAt":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"endsAt":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"finishedAt":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},"settledAt":{"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true}},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobPageRecord": {
         "dataType": "refObject",
         "properties": {
@@ -454,22 +459,22 @@ const models: TsoaRoute.Models = {
             "reason": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "market": {"dataType":"string","required":true},
             "node": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "poster": {"dataType":"string","required":true},
             "pricePerSecond": {"dataType":"double","required":true},
             "durationSeconds": {"dataType":"double","required":true},
             "totalPrice": {"dataType":"double","required":true},
             "billedSeconds": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
             "cost": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
             "settlement": {"ref":"JobSettlement","required":true},
-            "definitionCid": {"dataType":"string","required":true},
             "resultCid": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "url": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "links": {"ref":"JobLinks","required":true},
             "createdAt": {"dataType":"string","required":true},
             "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "endsAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "finishedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "settledAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "view": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["poster"]},{"dataType":"enum","enums":["public"]}],"required":true},
+            "poster": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "definitionCid": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "ops": {"dataType":"array","array":{"dataType":"refObject","ref":"JobPageOpRecord"},"required":true},
             "endpoints": {"dataType":"array","array":{"dataType":"refObject","ref":"JobEndpointRecord"},"required":true},
         },
@@ -963,6 +968,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsInternalJobsController_jobPage: Record<string, TsoaRoute.ParameterSchema> = {
                 job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                viewer: {"in":"query","name":"viewer","dataType":"string"},
         };
         app.get('/internal/jobs/:job/page',
             authenticateMiddleware([{"internal":[]}]),

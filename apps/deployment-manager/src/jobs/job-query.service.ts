@@ -36,12 +36,16 @@ export class JobQueryService {
     return { job: job.address, status: job.status, node: job.node_address };
   }
 
-  /** The job page's record (internal: the gateway shows it to whoever holds the job's link). */
-  async page(address: string): Promise<JobPageRecord> {
+  /**
+   * The job page's record (internal: the gateway shows it to whoever holds
+   * the job's link). `viewer` is the signed-in user, if any: the poster gets
+   * the poster's view, anyone else the public one.
+   */
+  async page(address: string, viewer?: string): Promise<JobPageRecord> {
     const job = await this.jobs.find(address);
     if (!job) throw notFound(address);
     const [ops, endpoints] = await Promise.all([this.jobs.ops(address), this.jobs.endpoints(address)]);
-    return this.views.page(job, ops, endpoints);
+    return this.views.page(job, ops, endpoints, viewer !== undefined && viewer === job.user_id);
   }
 
   /** A market's jobs in one status, by its address (internal: the market page). */

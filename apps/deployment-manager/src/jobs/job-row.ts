@@ -12,7 +12,8 @@ export interface JobRow {
   status: JobState;
   end_reason: string | null;
   definition_cid: string;
-  definition: Record<string, unknown>;
+  /** Sealed (a string; ContentSeal); an object only in rows from before sealing. */
+  definition: Record<string, unknown> | string;
   exposes: boolean;
   result_cid: string | null;
   price_per_second: string;

@@ -1,4 +1,5 @@
 import type { JobEndpointRecord, JobOpRecord, JobPageOpRecord, JobPageRecord, JobRecord, JobSummaryRecord } from '@ocg/contracts';
+import type { ContentSeal } from '../cas/content-seal';
 import { iso, num } from '../db';
 import type { EndpointRow, JobRow, OpRow } from './job-row';
 
@@ -13,7 +14,10 @@ export interface ViewSettings {
 
 /** Rows to the DTOs of @ocg/contracts, with public URLs per ARCHITECTURE.md's host rules. */
 export class JobViews {
-  constructor(private readonly settings: ViewSettings) {}
+  constructor(
+    private readonly settings: ViewSettings,
+    private readonly seal: ContentSeal,
+  ) {}
 
   summary(j: JobRow): JobSummaryRecord {
     const price = Number(j.price_per_second);
@@ -48,12 +52,32 @@ export class JobViews {
     return { ...this.summary(j), ops: ops.map(toOp), endpoints: endpoints.map((e) => this.endpoint(e, ended)) };
   }
 
-  /** The record for the job page: every op of the definition (pending until a node reports on it), with its log tail. */
-  page(j: JobRow, ops: OpRow[], endpoints: EndpointRow[]): JobPageRecord {
+  /**
+   * The record for the job page: every op of the definition (pending until a
+   * node reports on it), with its log tail. Only the poster's view carries
+   * output, reasons, content ids and private endpoints (ADR 0036).
+   */
+  page(j: JobRow, ops: OpRow[], endpoints: EndpointRow[], poster: boolean): JobPageRecord {
+    const definition = this.seal.openDefinition(j.address, j.definition);
     const reported = new Map(ops.map((o) => [o.op_id, o]));
-    const planned = definedOps(j).filter((o) => !reported.has(o.id));
+    const planned = definedOps(definition).filter((o) => !reported.has(o.id));
     const all = [...ops.map((o) => ({ ...toOp(o), logTail: o.log_tail ?? [] })), ...planned].sort((a, b) => a.opIndex - b.opIndex);
-    return { ...this.record(j, [], endpoints), ops: all };
+    const { links: _links, ...record } = this.record(j, [], endpoints);
+    void _links;
+    if (poster) return { ...record, view: 'poster', ops: all };
+    const hidden = privateOps(definition);
+    const shown = record.endpoints.filter((e) => !hidden.has(e.op));
+    return {
+      ...record,
+      view: 'public',
+      reason: null,
+      poster: null,
+      definitionCid: null,
+      resultCid: null,
+      url: record.url !== null && !publicOpExposes(definition, hidden) ? null : record.url,
+      ops: all.map((o) => ({ ...o, reason: null, logTail: [] })),
+      endpoints: shown,
+    };
   }
 
   /** `https://<label>.<node domain>`; the label is the job address, or `<job>-<port>` for a port. */
@@ -91,10 +115,22 @@ function toOp(o: OpRow): JobOpRecord {
   };
 }
 
+type DefinedOp = { id: string; type?: string; args?: { private?: boolean; expose?: unknown[] }; execution?: { group?: string | null } };
+const opsOf = (definition: Record<string, unknown>): DefinedOp[] => (definition as { ops?: DefinedOp[] }).ops ?? [];
+
+/** Ops whose endpoints the poster alone may see (`private: true`). */
+function privateOps(definition: Record<string, unknown>): Set<string> {
+  return new Set(opsOf(definition).filter((op) => op.args?.private === true).map((op) => op.id));
+}
+
+/** The job's own URL serves the first exposed port of an op that is not private: none, no URL to show. */
+function publicOpExposes(definition: Record<string, unknown>, hidden: Set<string>): boolean {
+  return opsOf(definition).some((op) => !hidden.has(op.id) && (op.args?.expose ?? []).length > 0);
+}
+
 /** The ops of the stored (normalized) definition, as they read before a node reports on them. */
-function definedOps(j: JobRow): JobPageOpRecord[] {
-  const ops = (j.definition as { ops?: { id: string; execution?: { group?: string | null } }[] }).ops ?? [];
-  return ops.map((op, opIndex) => ({
+function definedOps(definition: Record<string, unknown>): JobPageOpRecord[] {
+  return opsOf(definition).map((op, opIndex) => ({
     id: op.id,
     group: op.execution?.group ?? op.id,
     opIndex,

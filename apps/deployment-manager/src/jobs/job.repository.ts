@@ -1,5 +1,7 @@
 import type { DataSource } from 'typeorm';
+import type { ContentSeal } from '../cas/content-seal';
 import { one, rows, type Queryable } from '../db';
+import { withPrivateLabels } from './private-labels';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
 
@@ -13,7 +15,16 @@ export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
  * move a job, and no write can skip the transition table.
  */
 export class JobRepository {
-  constructor(private readonly db: DataSource) {}
+  constructor(
+    private readonly db: DataSource,
+    /** Definitions are stored sealed (ADR 0035); readers open them with definitionOf. */
+    private readonly seal: ContentSeal,
+  ) {}
+
+  /** The job's normalized definition, opened. */
+  definitionOf(job: Pick<JobRow, 'address' | 'definition'>): Record<string, unknown> {
+    return this.seal.openDefinition(job.address, job.definition);
+  }
 
   async insert(q: Queryable, j: NewJob): Promise<boolean> {
     const inserted = await rows(
@@ -22,7 +33,7 @@ export class JobRepository {
                          price_per_second, duration_seconds, max_duration_seconds)
        VALUES ($1, lower($1), $2, $3, $4, 'QUEUED', $5, $6, $7, $8, $9, $10)
        ON CONFLICT (address) DO NOTHING RETURNING address`,
-      [j.address, j.userId, j.poster, j.market, j.definitionCid, JSON.stringify(j.definition), j.exposes, j.pricePerSecond, j.durationSeconds, j.maxDurationSeconds],
+      [j.address, j.userId, j.poster, j.market, j.definitionCid, JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))), j.exposes, j.pricePerSecond, j.durationSeconds, j.maxDurationSeconds],
     );
     return inserted.length === 1;
   }

@@ -62,8 +62,9 @@ export class NodeJobsService {
     }
     if (!job) return { assignment: null };
     this.d.events.changed(job);
-    const containerLimits = containerLimitsFor(job.definition, market);
-    return { assignment: { job: job.address, poster: job.poster_address, definition: job.definition, deadline: deadlineOf(job), containerLimits } };
+    const definition = this.d.jobs.definitionOf(job);
+    const containerLimits = containerLimitsFor(definition, market);
+    return { assignment: { job: job.address, poster: job.poster_address, definition, deadline: deadlineOf(job), containerLimits } };
   }
 
   /**

@@ -10,7 +10,7 @@ import { buildApp, type DeploymentManagerSettings } from '../../src/app';
 import { loadConfig } from '../../src/config';
 import { migrations } from '../../src/migrations';
 import { composeServices, type DeploymentManagerServices } from '../../src/services';
-import { INTERNAL_TOKEN, call, type Managers, type Reply, type TestUser } from './managers';
+import { INTERNAL_TOKEN, MASTER_KEY, call, type Managers, type Reply, type TestUser } from './managers';
 
 export const NODE_DOMAIN = 'node.test';
 
@@ -31,20 +31,30 @@ export function deploymentManagerEnv(m: Managers): Record<string, string> {
     DATABASE_URL: m.databaseUrl,
     REDIS_URL: m.redisUrl,
     INTERNAL_TOKEN,
+    MASTER_KEY,
     CLIENT_MANAGER_URL: m.clientManagerUrl,
     HOST_MANAGER_URL: m.hostManagerUrl,
     NODE_DOMAIN,
   };
 }
 
-/** `redisUrl`: a Redis of the service's own (e.g. one the test stops), instead of the managers' one. */
-export async function startDeploymentManager(m: Managers, overrides: Partial<DeploymentManagerSettings> = {}, opts: { redisUrl?: string; port?: number } = {}): Promise<TestDeploymentManager> {
-  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+/**
+ * `redisUrl`: a Redis of the service's own (e.g. one the test stops), instead of the managers' one.
+ * `level: 'trace'` also logs every query (and its failures) through the service logger.
+ */
+export async function startDeploymentManager(
+  m: Managers,
+  overrides: Partial<DeploymentManagerSettings> = {},
+  opts: { redisUrl?: string; port?: number; level?: string } = {},
+): Promise<TestDeploymentManager> {
+  const level = opts.level ?? 'info';
+  const logs = captureLogs();
+  const logger = createLogger({ service: 'deployment-manager', level, destination: logs.stream });
+  const log = (lvl: 'debug' | 'info' | 'warn' | 'error', msg: string) => logger[lvl]({ component: 'db' }, msg);
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations, log, logging: level === 'trace' });
   const redis = opts.redisUrl ? createRedis(opts.redisUrl, { onError: () => undefined }) : new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
-  const logs = captureLogs();
-  const logger = createLogger({ service: 'deployment-manager', level: 'info', destination: logs.stream });
   const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };
   const deps = { logger, db, redis, keys, settings };
   const services = composeServices(deps);

@@ -1,7 +1,9 @@
-import type { JobPageRecord, ListMarketJobsResponse, ListMarketNodesResponse, MarketRecord } from '@ocg/contracts';
+import { SESSION_COOKIE, type JobPageRecord, type ListMarketJobsResponse, type ListMarketNodesResponse, type MarketRecord, type ValidateSessionResponse } from '@ocg/contracts';
 
 export interface PageDataOptions {
   deploymentManagerUrl: string;
+  /** Validates the session cookie of a page request (the poster's view of a job page). */
+  clientManagerUrl: string;
   hostManagerUrl: string;
   internalToken: string;
   /** Per call; a silent service shows the unavailable page, not a hanging one. */
@@ -21,8 +23,29 @@ export class UpstreamError extends Error {
 export class PageData {
   constructor(private readonly opts: PageDataOptions) {}
 
-  job(address: string): Promise<JobPageRecord | undefined> {
-    return this.get(this.opts.deploymentManagerUrl, `/internal/jobs/${encodeURIComponent(address)}/page`);
+  /** The poster's view when `viewer` (a user id) posted the job, else the public view. */
+  job(address: string, viewer?: string): Promise<JobPageRecord | undefined> {
+    const query = viewer === undefined ? '' : `?viewer=${encodeURIComponent(viewer)}`;
+    return this.get(this.opts.deploymentManagerUrl, `/internal/jobs/${encodeURIComponent(address)}/page${query}`);
+  }
+
+  /** The signed-in user of a Cookie header (client-manager's validate-session), if its session is valid. */
+  async viewer(cookie: string | undefined): Promise<string | undefined> {
+    if (!cookie?.includes(`${SESSION_COOKIE}=`)) return undefined;
+    let res: Response;
+    try {
+      res = await fetch(new URL('/auth/validate-session', this.opts.clientManagerUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-ocg-internal-token': this.opts.internalToken },
+        body: JSON.stringify({ cookieHeader: cookie }),
+        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
+      });
+    } catch (err) {
+      throw new UpstreamError(`client-manager: no answer (${(err as Error).message})`);
+    }
+    if (res.status >= 500) throw new UpstreamError(`client-manager validate-session answered ${res.status}`);
+    const body = (await res.json().catch(() => ({}))) as ValidateSessionResponse;
+    return res.ok && body.valid && body.user ? body.user.id : undefined;
   }
 
   market(ref: string): Promise<MarketRecord | undefined> {

@@ -28,7 +28,7 @@ export function createPages(opts: PagesOptions): Pages {
     const ref = page.kind === 'job' ? page.address : page.ref;
     if (!usable(ref)) return { status: 404, html: renderNotFoundPage(page.kind, ref.slice(0, 200)) };
     if (page.kind === 'job') {
-      const job = await data.job(page.address);
+      const job = await data.job(page.address, await data.viewer(page.cookie));
       if (!job) return { status: 404, html: renderNotFoundPage('job', page.address) };
       return { status: 200, html: renderJobPage(job, await data.market(job.market)) };
     }

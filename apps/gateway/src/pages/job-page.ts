@@ -5,23 +5,23 @@ import { credits, duration, html, layout, link, statusBadge, time, units, type H
 export const REFRESH_SECONDS = 5;
 
 /**
- * The job page: what anyone holding the job's link may see. Nothing secret:
- * no definition content, no env values, no poster or content ids; the
- * status, money, ops with their log tails and the public endpoints.
+ * The job page. Anyone holding the job's link sees the public view: status,
+ * money, times, op states and the public endpoints. The poster, signed in,
+ * also sees reasons, each op's output, the content ids and private
+ * endpoints (deployment-manager leaves them out of the public view).
  */
 export function renderJobPage(job: JobPageRecord, market: MarketRecord | undefined): string {
   const moving = job.status === 'QUEUED' || job.status === 'RUNNING';
+  const poster = job.view === 'poster';
   const body = html`
 <h1>Job <code>${job.address}</code></h1>
 <p>${statusBadge(job.status)} ${job.reason ? html`<span class="reason">${job.reason}</span>` : ''}</p>
 ${summary(job, market)}
 <h2>Endpoints</h2>
-${job.endpoints.length ? endpoints(job.endpoints) : html`<p class="muted">${job.url ? 'No endpoint is reported yet.' : 'This job exposes no ports.'}</p>`}
+${job.endpoints.length ? endpoints(job.endpoints) : html`<p class="muted">${job.url ? 'No endpoint is reported yet.' : 'No public endpoint.'}</p>`}
 <h2>Ops</h2>
-${ops(job.ops)}
-<h2>Logs</h2>
-<p class="muted">The last lines of each op's output, as its node last reported them.</p>
-${job.ops.map(logs)}
+${ops(job.ops, poster)}
+${poster ? posterOnly(job) : html`<p class="muted public-view">Output, reasons, results and the definition are shown to the job's poster, signed in.</p>`}
 ${moving ? html`<p class="muted">This page reloads every ${REFRESH_SECONDS} s while the job is ${job.status.toLowerCase()}.</p>` : ''}`;
   return layout({ title: `Job ${job.address.slice(0, 8)}… ${job.status}`, body, refreshSeconds: moving ? REFRESH_SECONDS : undefined });
 }
@@ -49,12 +49,25 @@ ${list.map((e) => html`<tr><td>${e.op}</td><td>${e.port}</td><td>${statusBadge(e
 </table>`;
 }
 
-function ops(list: JobPageOpRecord[]): Html {
-  return html`<table class="ops"><tr><th>Op</th><th>Stage</th><th>Status</th><th>Exit code</th><th>Restarts</th><th>Reason</th><th>Started</th><th>Ended</th></tr>
+function ops(list: JobPageOpRecord[], poster: boolean): Html {
+  return html`<table class="ops"><tr><th>Op</th><th>Stage</th><th>Status</th><th>Exit code</th><th>Restarts</th>${poster ? html`<th>Reason</th>` : ''}<th>Started</th><th>Ended</th></tr>
 ${list.map(
-  (o) => html`<tr><td><code>${o.id}</code></td><td>${o.group}</td><td>${statusBadge(o.status)}</td><td>${o.exitCode ?? '—'}</td><td>${o.restarts}</td><td>${o.reason ?? ''}</td><td>${time(o.startedAt)}</td><td>${time(o.endedAt)}</td></tr>`,
+  (o) =>
+    html`<tr><td><code>${o.id}</code></td><td>${o.group}</td><td>${statusBadge(o.status)}</td><td>${o.exitCode ?? '—'}</td><td>${o.restarts}</td>${poster ? html`<td>${o.reason ?? ''}</td>` : ''}<td>${time(o.startedAt)}</td><td>${time(o.endedAt)}</td></tr>`,
 )}
 </table>`;
+}
+
+/** The poster's part: the content ids (read with the poster's key) and each op's output. */
+function posterOnly(job: JobPageRecord): Html {
+  return html`<h2>Definition and result</h2>
+<table class="summary content">
+<tr><th>Definition</th><td><code>${job.definitionCid ?? '—'}</code></td></tr>
+<tr><th>Result</th><td>${job.resultCid ? html`<code>${job.resultCid}</code>` : html`<span class="muted">not yet</span>`}</td></tr>
+</table>
+<h2>Logs</h2>
+<p class="muted">The last lines of each op's output, as its node last reported them.</p>
+${job.ops.map(logs)}`;
 }
 
 function logs(op: JobPageOpRecord): Html {

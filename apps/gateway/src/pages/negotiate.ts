@@ -1,7 +1,7 @@
 import type http from 'node:http';
 
 /** A request the gateway answers with a page instead of the API. */
-export type PageRequest = { kind: 'job'; address: string } | { kind: 'market'; ref: string };
+export type PageRequest = { kind: 'job'; address: string; cookie?: string } | { kind: 'market'; ref: string };
 
 const JOB_PATH = /^\/jobs\/([^/]+)$/;
 const MARKET_PATH = /^\/markets\/([^/]+)$/;
@@ -15,7 +15,8 @@ const JSON_TYPES = ['application/json', 'application/*', '*/*'];
 export function pageRequestOf(req: http.IncomingMessage, path: string): PageRequest | undefined {
   if (req.method !== 'GET' || req.headers.authorization !== undefined || !prefersHtml(req.headers.accept)) return undefined;
   const job = JOB_PATH.exec(path)?.[1];
-  if (job) return { kind: 'job', address: decode(job) };
+  // The session cookie, if any, decides between the poster's view and the public one.
+  if (job) return { kind: 'job', address: decode(job), cookie: req.headers.cookie };
   const market = MARKET_PATH.exec(path)?.[1];
   return market ? { kind: 'market', ref: decode(market) } : undefined;
 }

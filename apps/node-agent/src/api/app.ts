@@ -9,6 +9,8 @@ export interface NodeApiOptions {
   executor: Executor;
   docker: Docker;
   logger: Logger;
+  /** This node's address: node API headers must name it. */
+  node: string;
   authMaxAgeSeconds: number;
 }
 
@@ -22,7 +24,7 @@ function assertClean(executor: Executor): void {
 export function buildNodeApi(opts: NodeApiOptions): Express {
   const app = createApp({ service: 'node-agent', logger: opts.logger });
   app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()), cleanup: async () => assertClean(opts.executor) }));
-  app.use(nodeApiRoutes(opts.executor, opts.authMaxAgeSeconds));
+  app.use(nodeApiRoutes(opts.executor, opts.node, opts.authMaxAgeSeconds));
   installErrorHandling(app, opts.logger);
   return app;
 }

@@ -7,9 +7,9 @@ import { posterAuth } from './auth';
 import { sendLogs } from './logs';
 
 /** Request and response shapes: README.md, "Node API". Handlers are one executor call each. */
-export function nodeApiRoutes(executor: Executor, authMaxAgeSeconds: number): Router {
+export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSeconds: number): Router {
   const router = Router();
-  const auth = posterAuth(executor, authMaxAgeSeconds);
+  const auth = posterAuth(executor, node, authMaxAgeSeconds);
   const p = (req: Request, name: string): string => String(req.params[name]);
   const control = (act: (req: Request) => Promise<OpStatus[]>) => handle(async (req, res) => res.json({ job: executor.status(p(req, 'job')).job, ops: await act(req) }));
 

@@ -2,7 +2,9 @@
  * Every Docker object the agent makes carries these labels. They are the
  * agent's only memory: a restarted agent finds its jobs by them.
  */
+import { createHash } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { decryptSecret, encryptSecret, type WalletSigner } from '@ocg/auth';
 
 export const LABEL = {
   managed: 'ocg.managed',
@@ -39,13 +41,31 @@ export function labelFilter(node: string, extra: Record<string, string> = {}): {
   return { label: Object.entries(pairs).map(([k, v]) => `${k}=${v}`) };
 }
 
-/** JSON, gzipped and base64'd: a definition can be tens of KiB of repetitive text. */
+/**
+ * The key blobs are sealed with. A definition carries env values and registry
+ * credentials, and labels are readable by anyone who may list Docker objects
+ * (and travel with `docker inspect` output into support tickets), so with a
+ * node key the blob is sealed (AES-256-GCM) under a key only that node can
+ * make. Without one (`--run`, a development tool) blobs stay gzip + base64.
+ */
+let blobKey: Buffer | undefined;
+
+/** Called once by the composition root: the key is a hash of the node key's (deterministic) signature of a fixed text. */
+export function sealBlobsWith(signer: WalletSigner | undefined): void {
+  blobKey = signer ? createHash('sha256').update(signer.sign('ocg-node-agent: docker label key')).digest() : undefined;
+}
+
+const SEALED = 'v1.';
+
+/** JSON, gzipped and base64'd (a definition can be tens of KiB of repetitive text); sealed when a node key is set. */
 export function encodeBlob(value: unknown): string {
-  return gzipSync(Buffer.from(JSON.stringify(value))).toString('base64');
+  const zipped = gzipSync(Buffer.from(JSON.stringify(value)));
+  return blobKey ? encryptSecret(blobKey, zipped, 'ocg-label') : zipped.toString('base64');
 }
 
 export function decodeBlob<T>(text: string): T {
-  return JSON.parse(gunzipSync(Buffer.from(text, 'base64')).toString('utf8')) as T;
+  const zipped = text.startsWith(SEALED) && blobKey ? decryptSecret(blobKey, text, 'ocg-label') : Buffer.from(text, 'base64');
+  return JSON.parse(gunzipSync(zipped).toString('utf8')) as T;
 }
 
 /** Object names: readable in `docker ps`, unique per engine because job addresses are. */

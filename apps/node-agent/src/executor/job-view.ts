@@ -49,30 +49,52 @@ export function publicPorts(op: OpRunner): OpPort[] {
   return op.ports.filter((p) => p.type !== 'none');
 }
 
-/** `<job>-<port>`, or `<job>-<opIndex>-<port>` when another op exposes the same port. */
+/** The secret label of a private op (`private: true`), as the control plane chose it ('' without one); undefined for other ops. */
+export function privateLabel(op: OpRunner): string | undefined {
+  return op.def.type === 'container/run' && op.def.args.private ? (op.def.args.private_label ?? '') : undefined;
+}
+
+/**
+ * `<job>-<port>`, or `<job>-<opIndex>-<port>` when another op exposes the same
+ * port. A private op's ports are only at `<job>-<its secret label>-<port>`,
+ * which knowing the job does not reveal (without a label, at no host).
+ */
 export function endpointHost(runner: JobRunner, op: OpRunner, port: number): string {
+  const secret = privateLabel(op);
+  if (secret !== undefined) return `${runner.job}-${secret || 'private'}-${port}`;
   const shared = runner.ops.filter((o) => publicPorts(o).some((p) => p.port === port)).length > 1;
   return shared ? `${runner.job}-${op.plan.opIndex}-${port}` : `${runner.job}-${port}`;
 }
 
+type Found = { op: OpRunner; port: number } | undefined;
+
 /**
  * The op and port a host's first label names, after the job address:
- * nothing (the job's first exposed port), `<port>`, or `<opIndex>-<port>`.
+ * nothing (the job's first exposed port), `<port>`, or `<opIndex>-<port>`,
+ * none of which reach a private op; or a private op's `<label>[-<port>]`.
  */
-export function findEndpoint(runner: JobRunner, rest: string[]): { op: OpRunner; port: number } | undefined {
+export function findEndpoint(runner: JobRunner, rest: string[]): Found {
+  const label = rest[0]?.toLowerCase();
+  const secret = label ? runner.ops.find((o) => privateLabel(o) === label) : undefined;
+  if (secret) return privateEndpoint(secret, rest.slice(1));
+  // A private op keeps its slot (undefined), so `<opIndex>-<port>` still counts every op.
+  const open = runner.ops.map((op) => (privateLabel(op) === undefined ? op : undefined));
   const numbers = rest.map((part) => (/^\d{1,5}$/.test(part) ? Number(part) : Number.NaN));
   if (numbers.some(Number.isNaN) || numbers.length > 2) return undefined;
-  const exposing = (port: number) => runner.ops.find((o) => publicPorts(o).some((p) => p.port === port));
+  const listed = open.filter((o): o is OpRunner => o !== undefined);
   if (numbers.length === 0) {
-    const op = runner.ops.find((o) => publicPorts(o).length > 0);
+    const op = listed.find((o) => publicPorts(o).length > 0);
     return op ? { op, port: publicPorts(op)[0].port } : undefined;
   }
-  if (numbers.length === 1) {
-    const op = exposing(numbers[0]);
-    return op ? { op, port: numbers[0] } : undefined;
-  }
-  const op = runner.ops[numbers[0]];
-  return op && publicPorts(op).some((p) => p.port === numbers[1]) ? { op, port: numbers[1] } : undefined;
+  const op = numbers.length === 1 ? listed.find((o) => publicPorts(o).some((p) => p.port === numbers[0])) : open[numbers[0]];
+  const port = numbers[numbers.length - 1];
+  return op && publicPorts(op).some((p) => p.port === port) ? { op, port } : undefined;
+}
+
+function privateEndpoint(op: OpRunner, rest: string[]): Found {
+  if (rest.length > 1 || (rest.length === 1 && !/^\d{1,5}$/.test(rest[0]))) return undefined;
+  const port = rest.length === 1 ? Number(rest[0]) : publicPorts(op)[0]?.port;
+  return port !== undefined && publicPorts(op).some((p) => p.port === port) ? { op, port } : undefined;
 }
 
 export function jobResults(runner: JobRunner): JobResults {

@@ -1,9 +1,9 @@
 /** A real agent over the real engine, with short timings, for the specs. */
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@ocg/auth';
+import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
-import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
+import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
 import { loadConfig, type ResolvedConfig } from '../../src/config';
 import { createDocker, type Docker } from '../../src/docker/client';
@@ -39,7 +39,8 @@ export interface TestAgent {
   reporter: RecordingReporter;
   source: LocalJobSource;
   /** Posts a definition as `wallet` (a new one by default); returns the job address. */
-  submit(definition: unknown, opts?: { wallet?: Wallet; durationSeconds?: number }): Promise<{ job: string; wallet: Wallet }>;
+  /** `prepare` changes the normalized definition as the control plane would (e.g. private op labels). */
+  submit(definition: unknown, opts?: { wallet?: Wallet; durationSeconds?: number; prepare?: (d: NormalizedJobDefinition) => NormalizedJobDefinition }): Promise<{ job: string; wallet: Wallet }>;
   status(job: string): JobStatus;
   op(job: string, id: string): OpStatus;
   /** Waits until the op is in `state` (fails at once if the job ended without it). */
@@ -83,7 +84,8 @@ export async function startTestAgent(node: string, env: Record<string, string> =
       const checked = validate(definition);
       if (!checked.valid) throw new Error(`invalid test definition: ${JSON.stringify(checked.errors)}`);
       const deadline = Date.now() + (opts.durationSeconds ?? 120) * 1000;
-      await source.submit({ job, poster: wallet.address, definition: normalize(definition as JobDefinition), deadline });
+      const normalized = normalize(definition as JobDefinition);
+      await source.submit({ job, poster: wallet.address, definition: opts.prepare ? opts.prepare(normalized) : normalized, deadline });
       return { job, wallet };
     },
     waitOp: (job, id, want, timeoutMs = 20_000) => {
@@ -134,8 +136,9 @@ export async function removeEverything(docker: Docker, node: string): Promise<vo
   for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
 }
 
-export function signedHeader(wallet: Wallet, now?: number): string {
-  return createAuthHeader(createSigner(wallet.secretKey), 'node-api', now === undefined ? {} : { now }).header;
+/** The node API header the CLI makes: `ocg-node-api:<node>:<job>`, timed. */
+export function signedHeader(wallet: Wallet, node: string, job: string, now?: number): string {
+  return createAuthHeader(createSigner(wallet.secretKey), nodeApiMessage(node, job), now === undefined ? {} : { now }).header;
 }
 
 /** A container/run op on the busybox image. */

@@ -29,6 +29,8 @@ export interface ValidatedKey {
   userId: string;
   scopes: string[];
   user: KeyOwner;
+  /** Unix ms when the key expires (no cache may keep it past that); absent when it never does. */
+  expiresAt?: number;
 }
 
 /** Answers whether an API key is active and whose it is; null for any key that may not be used. */

@@ -39,7 +39,10 @@ export class KeyCache {
     this.delete(hash);
     if (this.entries.size >= this.maxEntries) this.delete(this.entries.keys().next().value as string);
     const ttl = result === null ? this.negativeTtlMs : this.ttlMs;
-    this.entries.set(hash, { result, expiresAt: this.now() + ttl });
+    // An answer never outlives the key's own expiry: past it, the next request asks again (and is refused).
+    const expiresAt = Math.min(this.now() + ttl, result?.expiresAt ?? Infinity);
+    if (expiresAt <= this.now()) return;
+    this.entries.set(hash, { result, expiresAt });
     if (result) this.hashesByKeyId.set(result.apiKeyId, hash);
   }
 

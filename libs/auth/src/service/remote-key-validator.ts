@@ -99,10 +99,12 @@ function unavailable(detail: string): ServiceUnavailableError {
 
 /** The spec's validation answer to our shape; anything incomplete counts as not valid. */
 export function toValidatedKey(body: unknown): ValidatedKey | null {
-  const b = body as { valid?: unknown; user?: { id?: unknown }; apiKeyId?: unknown; scopes?: unknown } | undefined;
+  const b = body as { valid?: unknown; user?: { id?: unknown }; apiKeyId?: unknown; scopes?: unknown; expiresAt?: unknown } | undefined;
   if (!b || b.valid !== true || typeof b.apiKeyId !== 'string' || typeof b.user?.id !== 'string' || !Array.isArray(b.scopes)) return null;
   const scopes = b.scopes.filter((s): s is string => typeof s === 'string');
-  return { apiKeyId: b.apiKeyId, userId: b.user.id, scopes, user: b.user as ValidatedKey['user'] };
+  const key: ValidatedKey = { apiKeyId: b.apiKeyId, userId: b.user.id, scopes, user: b.user as ValidatedKey['user'] };
+  const expiresAt = typeof b.expiresAt === 'string' ? Date.parse(b.expiresAt) : NaN;
+  return Number.isFinite(expiresAt) ? { ...key, expiresAt } : key;
 }
 
 interface Subscription {

@@ -191,8 +191,17 @@ export interface JobPageOpRecord extends JobOpRecord {
 /**
  * For the gateway's job page (internal): the job, and every op of its
  * definition (those no node reported on yet read `pending`) with its log tail.
+ * The poster's view has everything; the public view (anyone else holding the
+ * job's link) has what a shared link may show: status, market, times and
+ * the public endpoints. There, output, reasons (which may quote output),
+ * content ids and private endpoints are left out (null or empty).
  */
-export interface JobPageRecord extends JobSummaryRecord {
+export interface JobPageRecord extends Omit<JobSummaryRecord, 'poster' | 'definitionCid' | 'links'> {
+  view: 'poster' | 'public';
+  /** The poster's wallet address; null in the public view. */
+  poster: string | null;
+  /** Null in the public view. */
+  definitionCid: string | null;
   ops: JobPageOpRecord[];
   endpoints: JobEndpointRecord[];
 }

@@ -65,6 +65,8 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         LOG_LEVEL: opts.logLevel ?? 'info',
         // Nodes here listen on loopback: host-manager and the gateway must accept such ingress URLs (a test of the refusal overrides it).
         ALLOW_PRIVATE_INGRESS: 'true',
+        // Tests and the local stack run on development machines: a launch without MASTER_KEY may use the development key.
+        DEVELOPMENT_MACHINE: 'true',
         ...opts.env,
         ...service.env?.(urls),
         ...opts.serviceEnv?.[service.name],

@@ -1,0 +1,113 @@
+/**
+ * Who sees what on a job page: the poster, signed in, sees output, reasons,
+ * content ids and private endpoints; another user and an anonymous visitor
+ * holding the same link see the public view. Real client-manager,
+ * host-manager, deployment-manager and gateway processes; what a node would
+ * report is written to deployment-manager's tables (no node runs here).
+ */
+import pg from 'pg';
+import { generateApiKey } from '@ocg/auth';
+import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+
+const SERVICES = ['client-manager', 'host-manager', 'deployment-manager', 'gateway'];
+const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+const OUTPUT = 'OUTPUT-MARKER-77c1';
+const REASON = 'REASON-MARKER-1b9e';
+const PASSWORD = 'correct horse battery staple';
+
+async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+describe('job page access', () => {
+  let database: TestDatabase;
+  let stack: LaunchedStack;
+  let gateway: string;
+  let job: { address: string; definitionCid: string };
+  const lines: string[] = [];
+  const cookies: Record<string, string> = {};
+
+  const page = async (cookie?: string) => {
+    const res = await fetch(`${gateway}/jobs/${job.address}`, { headers: { accept: BROWSER, ...(cookie ? { cookie } : {}) } });
+    return { status: res.status, text: await res.text() };
+  };
+
+  beforeAll(async () => {
+    database = await testDatabase();
+    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)));
+    gateway = `http://127.0.0.1:${ports.gateway}`;
+    const adminKey = generateApiKey();
+    stack = await launchServices({
+      databaseUrl: database.url,
+      redisUrl: (await testRedis()).url,
+      ports,
+      logLevel: 'warn',
+      env: { INTERNAL_TOKEN: 'internal-token-for-page-access', MASTER_KEY: 'e1'.repeat(32), ADMIN_API_KEY: adminKey, NODE_DOMAIN: 'nodes.test' },
+      onLine: (line) => lines.push(line),
+    }).catch((err: Error) => Promise.reject(new Error(`${err.message}\n${lines.slice(-20).join('\n')}`)));
+    const market = { name: `Access pool ${process.pid}`, pricePerSecond: 1 };
+    await call(gateway, adminKey, 'POST', '/markets', market);
+    const keys: Record<string, string> = {};
+    for (const who of ['poster', 'other']) {
+      const email = `${who}-${process.pid}-${Date.now()}@example.com`;
+      const { user, apiKey } = await call(gateway, adminKey, 'POST', '/users', { email, name: who, password: PASSWORD });
+      await call(gateway, adminKey, 'POST', '/credits/grant', { userId: user.id, amount: 10_000_000, reason: 'page access' });
+      keys[who] = apiKey.key;
+      const login = await fetch(`${gateway}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email, password: PASSWORD }) });
+      expect(login.status).toBe(200);
+      cookies[who] = (login.headers.get('set-cookie') ?? '').split(';')[0];
+    }
+    const op = (id: string, port: number, extra: object = {}) => ({ type: 'container/run', id, args: { image: 'busybox', cmd: ['sleep', '60'], expose: port, ...extra } });
+    const definition = { version: '0.1', type: 'container', ops: [op('site', 8080), op('admin', 9090, { private: true })] };
+    job = await call(gateway, keys.poster, 'POST', '/jobs', { definition, market: market.name, durationSeconds: 60 });
+
+    // What a node would have reported: output, a failure reason quoting it, both endpoints.
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await db.query(`SET search_path TO deployment_manager`);
+      await db.query(
+        `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, log_tail) VALUES
+         ($1, 'site', 0, 'site', 'running', NULL, NULL, 0, $2), ($1, 'admin', 1, 'admin', 'failed', 1, $3, 0, $2)`,
+        [job.address, JSON.stringify([{ stream: 'stdout', text: `token=${OUTPUT}` }]), `exited 1: ${REASON}`],
+      );
+      await db.query(
+        `INSERT INTO job_endpoints (job_address, op_id, port, host_label, status) VALUES ($1, 'site', 8080, $2, 'ONLINE'), ($1, 'admin', 9090, $3, 'ONLINE')`,
+        [job.address, `${job.address}-8080`.toLowerCase(), `${job.address}-9090`.toLowerCase()],
+      );
+    } finally {
+      await db.end();
+    }
+  }, 180_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+    await database?.drop();
+  });
+
+  it("shows the poster, signed in, the output, reasons, definition and private endpoints", async () => {
+    const { status, text } = await page(cookies.poster);
+    expect(status).toBe(200);
+    expect(text).toContain(OUTPUT);
+    expect(text).toContain(REASON);
+    expect(text).toContain(job.definitionCid);
+    expect(text).toContain('9090');
+  });
+
+  it.each([
+    ['another user, signed in', 'other'],
+    ['an anonymous visitor', undefined],
+    ['a visitor with a forged session cookie', 'forged'],
+  ])('shows %s the public view: status, market, times and public endpoints only', async (_who, as) => {
+    const cookie = as === 'forged' ? 'ocg_session=not-a-session' : as ? cookies[as] : undefined;
+    const { status, text } = await page(cookie);
+    expect(status).toBe(200);
+    expect(text).toContain('QUEUED');
+    expect(text).toContain(`${job.address}-8080`.toLowerCase());
+    for (const secret of [OUTPUT, REASON, job.definitionCid, '9090']) expect(text).not.toContain(secret);
+    expect(text).toContain('shown to the job');
+  });
+});

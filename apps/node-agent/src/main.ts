@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet } from '@ocg/auth';
-import { createLogger, onShutdown, runMain, type Logger } from '@ocg/http';
+import { createLogger, runMain, type Logger } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
 import { loadConfig, type ResolvedConfig } from './config';

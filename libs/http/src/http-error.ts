@@ -138,10 +138,15 @@ export class TooManyRequestsError extends HttpError {
   }
 }
 
+/** Seconds a client is told to wait before retrying a 503 (a store or another service is away). */
+export const RETRY_UNAVAILABLE_AFTER_SECONDS = 5;
+
+/** Every 503 says when to retry (Retry-After), so clients back off instead of hammering or giving up. */
 export class ServiceUnavailableError extends HttpError {
-  constructor(message: string, errors?: FieldError[]) {
+  constructor(message: string, errors?: FieldError[], retryAfterSeconds = RETRY_UNAVAILABLE_AFTER_SECONDS) {
     super(503, ErrorCodes.SERVICE_UNAVAILABLE, message, errors);
     this.name = 'ServiceUnavailableError';
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) };
   }
 }
 

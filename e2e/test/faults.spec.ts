@@ -156,7 +156,9 @@ describe('the control plane under faults', () => {
     await staysRunning(WATCH_AFTER_OUTAGE_MS);
     // API keys validate against Postgres, presence comes from host-manager: nothing waits on Redis.
     expect(during.api.filter((a) => a.status !== 200)).toEqual([]);
-    expect(Math.max(...during.api.map((a) => a.ms))).toBeLessThan(2000);
+    const ms = during.api.map((a) => a.ms).sort((a, b) => a - b);
+    expect(ms[Math.floor(ms.length / 2)]).toBeLessThan(1000); // before: 3-8 s per request
+    expect(ms[ms.length - 1]).toBeLessThan(3000); // room for a loaded CI machine
   }, 240_000);
 
   it('keeps the job running through Postgres stopped for 30 s, the API answering 503 with Retry-After meanwhile', async () => {

@@ -129,6 +129,9 @@ describe('the control plane under faults', () => {
     if (recoveries.length > 0) {
       process.stdout.write(`fault-injection: recovery times (s after the fault ended)\n${recoveries.map((r) => `  ${r.fault.padEnd(34)} endpoint ${String(r.endpointS).padStart(5)}  API ${String(r.apiS).padStart(5)}${r.duringOutage ? `  ${r.duringOutage}` : ''}`).join('\n')}\n`);
     }
+    // The job ends through the product (its node removes containers, networks and iptables rules), then whatever is left by label.
+    if (job) await stack.call('POST', `/jobs/${job}/stop`, userKey).catch(() => undefined);
+    await stack?.waitForNoContainers(30_000);
     await stack?.stop();
   }, 120_000);
 

@@ -161,6 +161,15 @@ export class FaultStack {
     });
   }
 
+  /** Until the agent has removed every container of this node (it does when its jobs end), at most `timeoutMs`. */
+  async waitForNoContainers(timeoutMs: number): Promise<void> {
+    const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+    const filters = JSON.stringify({ label: [`ocg.node=${this.nodeId}`] });
+    await waitFor(async () => (await docker.listContainers({ all: true, filters })).length === 0, { timeoutMs, intervalMs: 500, what: "the agent to remove its job's containers" }).catch(
+      () => undefined,
+    );
+  }
+
   async stop(): Promise<void> {
     const order = ['node-agent', 'gateway', 'deployment-manager', 'host-manager', 'client-manager'];
     for (const name of order) await this.processes.get(name)?.stop().catch(() => undefined);

@@ -12,7 +12,7 @@ describe('the schema', () => {
       for (const _ of migrations) await db.undoLastMigration();
       expect(await tables()).toEqual(['migrations']);
       await db.runMigrations();
-      expect(await tables()).toHaveLength(8);
+      expect(await tables()).toHaveLength(9);
     } finally {
       await db.destroy();
       await database.drop();

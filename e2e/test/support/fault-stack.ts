@@ -123,14 +123,19 @@ export class FaultStack {
     );
   }
 
-  /** A JSON call to the gateway. */
-  async call<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
-    const res = await fetch(`${this.gateway}${path}`, {
+  /** A request to the gateway, the response as it came (10 s timeout). */
+  raw(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    return fetch(`${this.gateway}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
       signal: AbortSignal.timeout(10_000),
     });
+  }
+
+  /** A JSON call to the gateway. */
+  async call<T = any>(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply<T>> {
+    const res = await this.raw(method, path, key, body, headers);
     const text = await res.text();
     let parsed: unknown = text;
     try {
@@ -154,6 +159,15 @@ export class FaultStack {
       req.on('error', () => done({ status: 0, body: '' }));
       req.end();
     });
+  }
+
+  /** Until the agent has removed every container of this node (it does when its jobs end), at most `timeoutMs`. */
+  async waitForNoContainers(timeoutMs: number): Promise<void> {
+    const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+    const filters = JSON.stringify({ label: [`ocg.node=${this.nodeId}`] });
+    await waitFor(async () => (await docker.listContainers({ all: true, filters })).length === 0, { timeoutMs, intervalMs: 500, what: "the agent to remove its job's containers" }).catch(
+      () => undefined,
+    );
   }
 
   async stop(): Promise<void> {

@@ -40,9 +40,7 @@ export function toHttpError(err: unknown): HttpError {
 }
 
 function storeUnavailable(): HttpError {
-  const err = new ServiceUnavailableError('The service cannot reach its database right now; retry shortly');
-  err.headers = { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) };
-  return err;
+  return new ServiceUnavailableError('The service cannot reach its database right now; retry shortly', undefined, { retryAfterSeconds: STORE_RETRY_AFTER_SECONDS });
 }
 
 /**

@@ -152,12 +152,17 @@ export class TooManyRequestsError extends HttpError {
   }
 }
 
+/** Seconds a client is told to wait before retrying a 503 (a store or another service is away). */
+export const RETRY_UNAVAILABLE_AFTER_SECONDS = 5;
+
+/** Every 503 says when to retry (Retry-After), so clients back off instead of hammering or giving up. */
 export class ServiceUnavailableError extends HttpError {
   /** `detail` (another service's status, a socket error) is logged, never sent. */
-  constructor(message: string, errors?: FieldError[], detail?: string) {
+  constructor(message: string, errors?: FieldError[], opts: { detail?: string; retryAfterSeconds?: number } = {}) {
     super(503, ErrorCodes.SERVICE_UNAVAILABLE, message, errors);
     this.name = 'ServiceUnavailableError';
-    this.detail = detail;
+    this.detail = opts.detail;
+    this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(opts.retryAfterSeconds ?? RETRY_UNAVAILABLE_AFTER_SECONDS))) };
   }
 }
 

@@ -109,6 +109,11 @@ describe('error handling', () => {
     expect(body.errors).toEqual([{ path: '/name', message: 'maxLength 100' }]);
   });
 
+  it('tells when to retry with every 503 (Retry-After, seconds)', async () => {
+    const { res } = await call('/throw/unavailable');
+    expect(res.headers.get('retry-after')).toBe('5');
+  });
+
   it('sends Retry-After in whole seconds with a 429', async () => {
     const { res } = await call('/throw/rate-limited');
     expect(res.headers.get('retry-after')).toBe('3');

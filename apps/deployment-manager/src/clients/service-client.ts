@@ -48,7 +48,7 @@ export class ServiceClient {
 
   /** For answers the caller cannot use (5xx, an unexpected status): a 503 that names the service; the detail is only logged. */
   unavailable(detail: string): ServiceUnavailableError {
-    return new ServiceUnavailableError(`${this.name} is unavailable; try again shortly`, undefined, detail);
+    return new ServiceUnavailableError(`${this.name} is unavailable; try again shortly`, undefined, { detail });
   }
 }
 

@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Logger } from '@ocg/http';
+import { isStoreUnavailable, type Logger } from '@ocg/http';
 import type { NodePresence } from '../nodes/node-presence';
 import type { JobEvents } from './job-events';
 import type { BillingEnd, JobRepository } from './job.repository';
@@ -47,6 +47,8 @@ export class Sweeper {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private stopped = false;
+  /** When a step last failed because Postgres (or Redis) could not be reached: nothing could be observed then. */
+  private lastStoreFailureAt: number | undefined;
 
   constructor(
     private readonly d: SweeperDeps,
@@ -77,7 +79,10 @@ export class Sweeper {
     ];
     for (const [name, step] of steps) {
       if (this.stopped) return;
-      await step().catch((err: Error) => this.d.logger.warn({ step: name, err: err.message }, 'sweep step failed; retried next round'));
+      await step().catch((err: Error) => {
+        if (isStoreUnavailable(err)) this.lastStoreFailureAt = Date.now();
+        this.d.logger.warn({ step: name, err: err.message }, 'sweep step failed; retried next round');
+      });
     }
   }
 
@@ -109,7 +114,13 @@ export class Sweeper {
     }
   }
 
+  /** True when no store failure was seen for `seconds` (or ever): a silence in that time was observable. */
+  private observedFor(seconds: number): boolean {
+    return this.lastStoreFailureAt === undefined || Date.now() - this.lastStoreFailureAt >= seconds * 1000;
+  }
+
   private async isSilent(node: string): Promise<boolean> {
+    if (!this.observedFor(this.s.presenceGraceSeconds)) return false; // nodes could not reach us while Postgres was down
     const present = await this.d.presence.inRedis(node);
     if (present !== false || !this.d.presence.observedFor(this.s.presenceGraceSeconds * 1000)) return false;
     const record = await this.d.presence.record(node);
@@ -117,8 +128,12 @@ export class Sweeper {
     return Date.now() - lastSeen >= this.s.nodeSilenceSeconds * 1000;
   }
 
-  /** A claim whose answer its node never got (no report, sync or finish naming the job): offered again, to any node. */
+  /**
+   * A claim whose answer its node never got (no report, sync or finish naming the job): offered again, to any node.
+   * Not within a lease of a Postgres outage: the acknowledgement may have been refused by it.
+   */
   private async requeueUnacknowledged(): Promise<void> {
+    if (!this.observedFor(this.s.claimAckSeconds)) return;
     for (const job of await this.d.jobs.requeueUnacknowledged(this.s.claimAckSeconds, BATCH)) {
       this.d.logger.warn({ job: job.address, market: job.market_address }, `no acknowledgement of the claim within ${this.s.claimAckSeconds} s: back in the queue`);
       this.d.events.changed(job);

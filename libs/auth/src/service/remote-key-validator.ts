@@ -94,7 +94,7 @@ function askClientManager(opts: RemoteKeyValidatorOptions): (apiKey: string) => 
 }
 
 function unavailable(detail: string): ServiceUnavailableError {
-  return new ServiceUnavailableError('API keys cannot be checked right now; try again shortly', undefined, `client-manager gave ${detail}`);
+  return new ServiceUnavailableError('API keys cannot be checked right now; try again shortly', undefined, { detail: `client-manager gave ${detail}` });
 }
 
 /** The spec's validation answer to our shape; anything incomplete counts as not valid. */

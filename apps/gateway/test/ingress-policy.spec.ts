@@ -11,6 +11,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { WebSocket, WebSocketServer } from 'ws';
 import { createAddressPolicy, createLogger, listen, type AddressPolicy, type RunningServer } from '@ocg/http';
 import { ensureLocalTls, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
@@ -66,6 +67,7 @@ describe('where the gateway lets node hosts and job hosts lead', () => {
     const ingress = createIngress({ nodeDomain: DOMAIN, timeoutMs: 5000, logger, resolver, policy, ca: withCa ? ca : undefined });
     const gateway = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
     const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
+    server.server.on('upgrade', gateway.upgrade);
     opened.push({ server, gateway });
     return server.url;
   };
@@ -83,6 +85,7 @@ describe('where the gateway lets node hosts and job hosts lead', () => {
     ca = readFileSync(tls.caCertFile);
     const { createServer } = await import('node:https');
     secure = createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, echo);
+    new WebSocketServer({ server: secure }).on('connection', (socket, req) => socket.on('message', (m) => socket.send(`${req.headers.host} over tls: ${m.toString()}`)));
     await new Promise<void>((r) => secure.listen(0, '127.0.0.1', () => r()));
     securePort = (secure.address() as { port: number }).port;
     redis = new Redis((await testRedis()).url);
@@ -128,6 +131,14 @@ describe('where the gateway lets node hosts and job hosts lead', () => {
   it('proxies to https ingress URLs with the certificate verified against the operator CA', async () => {
     const trusting = await gatewayWith(createAddressPolicy({ allowPrivate: true }), true);
     expect(await get(trusting, `jobtlsnode.${DOMAIN}`, '/over-tls')).toMatchObject({ status: 200, body: '{"url":"/over-tls"}' });
+    const ws = new WebSocket(`${trusting.replace('http', 'ws')}/ws`, { headers: { host: `jobtlsnode.${DOMAIN}` } });
+    const reply = await new Promise<string>((resolve, reject) => {
+      ws.on('open', () => ws.send('hi'));
+      ws.on('message', (m) => resolve(m.toString()));
+      ws.on('error', reject);
+    });
+    ws.close();
+    expect(reply).toBe(`jobtlsnode.${DOMAIN} over tls: hi`);
     const untrusting = await gatewayWith(createAddressPolicy({ allowPrivate: true }));
     expect((await get(untrusting, `jobtlsnode.${DOMAIN}`, '/unverified')).status).toBe(503);
     expect(reached).toEqual(['GET /over-tls']);

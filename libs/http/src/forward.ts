@@ -79,7 +79,7 @@ export function forward(
     // The certificate is the target's: without this Node checks it against the (preserved) Host header.
     servername: tlsServername(target.url),
     protocol: target.url.protocol,
-    hostname: target.url.hostname,
+    hostname: target.url.hostname.replace(/^\[|\]$/g, ''), // an IPv6 literal without its URL brackets
     port: target.url.port,
     method: req.method,
     path: req.url,

@@ -6,10 +6,16 @@
  * resets land during the host lookup and while the upstream has not answered.
  */
 import net from 'node:net';
+import http from 'node:http';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import Docker from 'dockerode';
 import { listen, type RunningServer } from '@ocg/http';
-import { freePort, launchServices, startTsProcess, testRedis, waitFor, type LaunchedStack, type ManagedProcess } from '@ocg/testing';
+import { BUSYBOX_IMAGE, ensureBusyboxImage, freePort, launchServices, startTsProcess, testRedis, waitFor, type LaunchedStack, type ManagedProcess } from '@ocg/testing';
 
 const TOKEN = 'internal-token-for-upgrade-reset-tests';
 const DOMAIN = 'nodes.reset.test';
@@ -17,26 +23,26 @@ const ROUNDS = 500;
 const PARALLEL = 25;
 
 /** Sends an upgrade request to `port` with this Host, waits `afterMs`, then resets the connection (RST, not FIN). */
-function upgradeThenReset(port: number, host: string, afterMs: number): Promise<void> {
+function upgradeThenReset(port: number, host: string, afterMs: number, path = '/ws'): Promise<void> {
   return new Promise((done) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.on('error', () => done());
     socket.on('close', () => done());
     socket.on('connect', () => {
       const key = randomBytes(16).toString('base64');
-      socket.write(`GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
       setTimeout(() => socket.resetAndDestroy(), afterMs);
     });
   });
 }
 
 /** ROUNDS connections, PARALLEL at a time; delays cycle through 0..maxDelayMs so resets land at every stage. */
-async function hammer(port: number, host: string, maxDelayMs: number): Promise<void> {
+async function hammer(port: number, host: string, maxDelayMs: number, path?: string): Promise<void> {
   let next = 0;
   const worker = async () => {
     while (next < ROUNDS) {
       const i = next++;
-      await upgradeThenReset(port, host, i % (maxDelayMs + 1));
+      await upgradeThenReset(port, host, i % (maxDelayMs + 1), path);
     }
   };
   await Promise.all(Array.from({ length: PARALLEL }, worker));
@@ -162,4 +168,68 @@ describe('upgrade requests reset by the client', () => {
       expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
     }, 120_000);
   });
+
+  describe('the node agent running a job', () => {
+    let agent: ChildProcess;
+    const agentLines: string[] = [];
+    const nodeId = `t-reset-${randomBytes(3).toString('hex')}`;
+    const dir = mkdtempSync(join(tmpdir(), 'ocg-upgrade-reset-'));
+    let ingressPort: number;
+    let apiUrl: string;
+    let host: string;
+
+    beforeAll(async () => {
+      await ensureBusyboxImage();
+      // busybox httpd with a CGI that answers nothing for 20 s: the container "has not answered" while clients reset.
+      const script = "mkdir -p /www/cgi-bin && echo ok > /www/index.html && printf '#!/bin/sh\\nsleep 20\\n' > /www/cgi-bin/hang && chmod +x /www/cgi-bin/hang && exec httpd -f -p 8080 -h /www";
+      const file = join(dir, 'job.json');
+      writeFileSync(file, JSON.stringify({ version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', script], expose: 8080 } }] }));
+      agent = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../node-agent/src/main.ts'), '--run', file], {
+        env: { ...process.env, API_PORT: '0', INGRESS_PORT: '0', NODE_ID: nodeId, NODE_GPUS: 'false', NODE_DOMAIN: DOMAIN, CONTAINER_MEMORY_MB: '256', STOP_GRACE_SECONDS: '1', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      for (const stream of [agent.stdout!, agent.stderr!]) createInterface({ input: stream }).on('line', (l) => agentLines.push(l));
+      const ready = await waitFor(() => agentLines.find((l) => l.includes('node agent ready')), { timeoutMs: 60_000, intervalMs: 100, what: 'the node agent to start' });
+      apiUrl = /"api":"(http:\/\/[^"]+)"/.exec(ready)![1];
+      const submitted = await waitFor(() => agentLines.find((l) => l.includes('job submitted')), { timeoutMs: 60_000, intervalMs: 100, what: 'the job to be submitted' });
+      const url = new URL(/"url":"([^"]+)"/.exec(submitted)![1]);
+      ingressPort = Number(url.port);
+      host = url.hostname.toLowerCase();
+      await waitFor(async () => (await status(ingressPort, host)) === 200, { timeoutMs: 60_000, intervalMs: 200, what: `the job's endpoint to answer\n${agentLines.slice(-10).join('\n')}` });
+    }, 120_000);
+
+    afterAll(async () => {
+      if (agent && agent.exitCode === null && agent.signalCode === null) {
+        const exited = new Promise((r) => agent.once('exit', r));
+        agent.kill('SIGTERM');
+        const timer = setTimeout(() => agent.kill('SIGKILL'), 30_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+      const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
+      for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+      for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+      rmSync(dir, { recursive: true, force: true });
+    }, 60_000);
+
+    it('survives resets on its ingress while the container has not answered', async () => {
+      await hammer(ingressPort, host, 40, '/cgi-bin/hang');
+      expect(agent.exitCode).toBeNull();
+      expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+      expect(await status(ingressPort, host)).toBe(200);
+    }, 180_000);
+  });
 });
+
+/** The status of a plain GET / with this Host (0: no answer). */
+function status(port: number, host: string): Promise<number> {
+  return new Promise((done) => {
+    http
+      .get({ host: '127.0.0.1', port, path: '/', headers: { host }, timeout: 5000 }, (res) => {
+        res.resume();
+        done(res.statusCode ?? 0);
+      })
+      .on('error', () => done(0));
+  });
+}

@@ -98,9 +98,7 @@ export function urlRefusal(text: string, policy: AddressPolicy): string | undefi
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `must be http or https, not ${url.protocol.slice(0, -1)}`;
   if (url.username || url.password) return 'must not carry credentials';
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (net.isIP(host)) return addressRefusal(host, policy);
-  if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) return `${host} is a loopback name`;
-  return undefined;
+  return net.isIP(host) ? addressRefusal(host, policy) : undefined;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;

@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
@@ -52,6 +53,12 @@ function forwardHeaders(req: http.IncomingMessage, requestId: string, target: Fo
   return headers;
 }
 
+/** The TLS name to verify for a target: its host name, or none for an IP address (verified against the IP). */
+export function tlsServername(url: URL): string {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return net.isIP(host) ? '' : host;
+}
+
 /**
  * Streams the request to the target and its answer back over a keep-alive
  * agent; `onFailure` answers when the target cannot be reached or stalls past
@@ -69,8 +76,10 @@ export function forward(
   // An https target needs https.request (and an https.Agent): http.request throws on the protocol.
   const outgoing = (target.url.protocol === 'https:' ? https : http).request({
     agent: target.agent,
+    // The certificate is the target's: without this Node checks it against the (preserved) Host header.
+    servername: tlsServername(target.url),
     protocol: target.url.protocol,
-    hostname: target.url.hostname,
+    hostname: target.url.hostname.replace(/^\[|\]$/g, ''), // an IPv6 literal without its URL brackets
     port: target.url.port,
     method: req.method,
     path: req.url,

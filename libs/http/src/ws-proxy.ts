@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import httpProxy from 'http-proxy';
+import { tlsServername } from './forward';
 
 /**
  * WebSocket proxying through http-proxy, with its failure modes handled in
@@ -101,7 +102,9 @@ export function createWsProxy(): WsProxy {
       // Gone already (a WebSocket client never half-closes before the handshake).
       if (socket.destroyed || socket.readableEnded) return void socket.destroy();
       for (const [name, value] of Object.entries(target.headers ?? {})) req.headers[name] = value;
-      server.ws(req, socket, head, { target: target.url, agent: target.agent, secure: true, changeOrigin: false }, (err: Error) => {
+      // `ssl` seeds http-proxy's outgoing options: verify the target's certificate, not the client's Host.
+      const ssl = { servername: tlsServername(new URL(target.url)) };
+      server.ws(req, socket, head, { target: target.url, agent: target.agent, secure: true, changeOrigin: false, ssl }, (err: Error) => {
         socket.destroy();
         onFailure?.(err);
       });

@@ -1,10 +1,11 @@
 import type { Request } from 'express';
 
 /**
- * The address rate limits count against. The gateway appends the address it
- * accepted the connection from to `x-forwarded-for`, so the LAST entry is the
- * one the gateway set; earlier entries come from the caller and could be
- * forged to dodge the limit. Without the header: the socket's address.
+ * The address rate limits count against. The gateway replaces
+ * `x-forwarded-for` with the one client address it decided (the peer, or
+ * through its TRUSTED_PROXIES; ADR 0012), so the LAST entry is the gateway's
+ * word; earlier entries, if any, came from elsewhere and could be forged to
+ * dodge the limit. Without the header: the socket's address.
  */
 export function clientAddressOf(req: Request): string {
   const header = req.headers['x-forwarded-for'];

@@ -61,8 +61,6 @@ export class IngressResolver {
   private readonly entries: LRUCache<string, Entry>;
   private readonly failures: LRUCache<string, Failure>;
   private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
-  /** Lookups sent to the control plane (tests and metrics read it). */
-  lookups = 0;
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
@@ -81,8 +79,9 @@ export class IngressResolver {
 
   /**
    * The route of a host's address. `mayLookUp` is asked before a lookup the
-   * request would wait for (a rate limit per client); refusing throws
-   * LookupRefused. A lookup that fails throws unless a route is known.
+   * request would wait for of a host not known to be a job or node (a rate
+   * limit per client); refusing throws LookupRefused. A lookup that fails
+   * throws unless a route is known.
    */
   async resolve(address: string, mayLookUp?: () => Promise<LookupRefused | undefined>): Promise<IngressTarget> {
     const key = address.toLowerCase();
@@ -98,7 +97,8 @@ export class IngressResolver {
     if (failure && now - failure.at < this.negativeMs) throw failure.err;
     const pending = this.inflight.get(key);
     if (pending) return pending;
-    const refused = await mayLookUp?.();
+    // Only hosts that name no known job or node count against the client: a job being waited for (queued) is not a flood.
+    const refused = !entry || entry.target.kind === 'unknown' ? await mayLookUp?.() : undefined;
     if (refused) throw refused;
     return this.refresh(key);
   }
@@ -147,7 +147,6 @@ export class IngressResolver {
   }
 
   private async lookup(address: string): Promise<IngressTarget> {
-    this.lookups++;
     const job = await this.get<{ job: string; status: string; node: string | null }>(`${this.opts.deploymentManagerUrl}/internal/jobs/${encodeURIComponent(address)}`);
     if (job) {
       if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };

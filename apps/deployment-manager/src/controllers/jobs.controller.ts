@@ -30,6 +30,7 @@ export class JobsController {
   @Security('bearerAuth', ['jobs:write'])
   @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover price per second × duration (`available` and `required` in units)')
   @Response<ErrorBody>(404, 'No such market (or no such content id among yours)')
+  @Response<ErrorBody>(409, 'An earlier attempt with this Idempotency-Key was abandoned; post again with a new key')
   @Response<ErrorBody>(422, 'The Idempotency-Key was used with another request')
   public postJob(@Request() req: ExRequest, @Body() body: PostJobRequest, @Header('Idempotency-Key') idempotencyKey?: string): Promise<JobRecord> {
     return this.posts.post(callerOf(req), body, idempotencyKey);

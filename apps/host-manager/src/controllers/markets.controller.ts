@@ -14,6 +14,7 @@ export class MarketsController {
    * @summary Create a market
    */
   @Post()
+  @Response<ErrorBody>(409, 'A market with this name already exists (names are compared ignoring case)')
   @Security('bearerAuth', ['markets:manage'])
   public createMarket(@Body() body: CreateMarketRequest): Promise<CreateMarketResponse> {
     return this.markets.create(body);
@@ -26,6 +27,7 @@ export class MarketsController {
    */
   @Post('{market}/update')
   @Response<ErrorBody>(404, 'No market with this address or name')
+  @Response<ErrorBody>(409, 'Another market already has this name')
   @Security('bearerAuth', ['markets:manage'])
   public updateMarket(@Path() market: string, @Body() body: UpdateMarketRequest): Promise<MarketRecord> {
     return this.markets.update(market, body);

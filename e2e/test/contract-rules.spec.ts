@@ -4,6 +4,7 @@
  * through the gateway against the real services.
  */
 import { request as httpRequest } from 'node:http';
+import { openApiDocument } from '@ocg/api-spec';
 import { startContractStack, type ContractStack } from './support/contract-stack';
 
 interface Reply {
@@ -78,6 +79,9 @@ describe('the description is the contract', () => {
   });
 
   it('takes and returns a node memory over 2^31 bytes (memoryBytes is an int64)', async () => {
+    const schemas = (openApiDocument as any).components.schemas;
+    expect(schemas.NodeSpecs.properties.memoryBytes.format).toBe('int64');
+    expect(schemas.NodeGpu.properties.memoryBytes.format).toBe('int64');
     const big = 512 * 2 ** 30;
     const heartbeat = { specs: { cpus: 64, memoryBytes: big, gpus: [{ model: 'H100', memoryBytes: 80 * 2 ** 30 }] } };
     expect((await send('POST', '/nodes/heartbeat', heartbeat, 'node')).status).toBe(200);

@@ -12,7 +12,7 @@
  */
 import fc from 'fast-check';
 import { canonicalJson, createSigner, generateApiKey, generateWallet, signNodeRequest } from '@ocg/auth';
-import { fuzzValue, parameterText, setKnownValues } from './support/arbitraries';
+import { fuzzValue, hostileString, hostileValue, parameterText, setKnownValues } from './support/arbitraries';
 import { startContractStack, type ContractStack } from './support/contract-stack';
 import { encodeSegment, fillPath, operations, resolve, type Json, type Operation } from './support/openapi';
 import { checkAnswer } from './support/responses';
@@ -43,11 +43,15 @@ function requests(op: Operation, known: Record<string, string[]>): fc.Arbitrary<
     fc.record(Object.fromEntries(parametersOf(op, where).map((p) => [p.name as string, parameterText(resolve(p.schema), known[p.name] ?? [], where === 'path')])), {
       requiredKeys: required ? parametersOf(op, where).map((p) => p.name as string) : parametersOf(op, where).filter((p) => p.required).map((p) => p.name as string),
     }) as fc.Arbitrary<Record<string, string>>;
+  // Parameters no operation declares, and bodies sent where none is taken, are answered too.
+  const undeclared = fc.option(fc.tuple(fc.constantFrom('x', 'debug', '__proto__'), hostileString.filter((v) => v.length < 4000)), { freq: 4 });
+  const query = fc.tuple(record('query', false), undeclared).map(([q, extra]) => (extra ? { ...q, [extra[0]]: extra[1] } : q));
+  const stray = op.method === 'GET' ? fc.constant(undefined) : fc.option(hostileValue, { freq: 4, nil: undefined });
   return fc.record({
     path: record('path', true),
-    query: record('query', false),
+    query,
     headers: record('header', false),
-    body: op.body ? fuzzValue(op.body) : fc.constant(undefined),
+    body: op.body ? fuzzValue(op.body) : stray,
     mediaType: fc.constantFrom('application/json' as const, 'application/json' as const, 'text/plain' as const, 'application/xml' as const),
     accept: fc.constantFrom(undefined, 'application/json', 'text/plain', 'multipart/form-data', 'image/png'),
     credential: fc.constantFrom<Credential>('valid', 'valid', 'wrong', 'none'),

@@ -51,6 +51,14 @@ describe('the description is the contract', () => {
       expect(paths(r)).toEqual(['/running']);
     });
 
+    it('for anything but a list of strings inside a finish\'s results', async () => {
+      for (const results of [{ web: { out: 'x' } }, { web: { out: [1] } }, { web: { out: ['x'], extra: { a: 1 } } }]) {
+        const r = await send('POST', '/node-jobs/4Fz9xq1TNvfbGp5yEjL7uKcWdRb2hS3aM6nVtYk8PJDw/finish', { status: 'completed', results, ops: [] }, 'node');
+        expect([JSON.stringify(results), r.status]).toEqual([JSON.stringify(results), 400]);
+        expect(paths(r).length).toBeGreaterThan(0);
+      }
+    });
+
     it('for a query integer ("offset=1e308" on GET /nodes)', async () => {
       const r = await send('GET', '/nodes?offset=1e308');
       expect(r.status).toBe(400);

@@ -56,6 +56,7 @@ export class JobsController {
    * ids of definition and result, op states and endpoints with their public URLs.
    * @summary Get a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Get('{job}')
   @Security('bearerAuth', ['jobs:read'])
@@ -70,6 +71,7 @@ export class JobsController {
    * at its next sync. Stopping a stopped job answers it again.
    * @summary Stop a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Post('{job}/stop')
   @Security('bearerAuth', ['jobs:write'])
@@ -85,6 +87,7 @@ export class JobsController {
    * market's maximum duration (400).
    * @summary Extend a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Post('{job}/extend')
   @Security('bearerAuth', ['jobs:write'])

@@ -24,6 +24,7 @@ export class MarketsController {
    * Changes a market's name, price, GPU requirement or durations; members left out keep their value.
    * @summary Update a market
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Post('{market}/update')
   @Response<ErrorBody>(404, 'No market with this address or name')
@@ -37,6 +38,7 @@ export class MarketsController {
    * Replaces the market's join token; the old one stops working at once. Registered nodes stay registered.
    * @summary Rotate a market's join token
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Post('{market}/rotate-join-token')
   @Response<ErrorBody>(404, 'No market with this address or name')
@@ -59,6 +61,7 @@ export class MarketsController {
    * Reads one market.
    * @summary Get a market
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Get('{market}')
   @Response<ErrorBody>(404, 'No market with this address or name')

@@ -498,7 +498,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodesController_listNodes: Record<string, TsoaRoute.ParameterSchema> = {
-                market: {"in":"query","name":"market","dataType":"string"},
+                market: {"in":"query","name":"market","dataType":"string","validators":{"maxLength":{"value":200}}},
                 limit: {"in":"query","name":"limit","dataType":"integer","validators":{"isInt":{"errorMsg":"limit"},"minimum":{"value":1},"maximum":{"value":1000}}},
                 offset: {"in":"query","name":"offset","dataType":"integer","validators":{"isInt":{"errorMsg":"offset"},"minimum":{"value":0},"maximum":{"value":1000000000}}},
         };
@@ -536,7 +536,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodesController_getNode: Record<string, TsoaRoute.ParameterSchema> = {
-                node: {"in":"path","name":"node","required":true,"dataType":"string"},
+                node: {"in":"path","name":"node","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
         };
         app.get('/nodes/:node',
             authenticateMiddleware([{"bearerAuth":["markets:read"]}]),
@@ -608,7 +608,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_updateMarket: Record<string, TsoaRoute.ParameterSchema> = {
-                market: {"in":"path","name":"market","required":true,"dataType":"string"},
+                market: {"in":"path","name":"market","required":true,"dataType":"string","validators":{"maxLength":{"value":200}}},
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateMarketRequest"},
         };
         app.post('/markets/:market/update',
@@ -645,7 +645,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_rotateJoinToken: Record<string, TsoaRoute.ParameterSchema> = {
-                market: {"in":"path","name":"market","required":true,"dataType":"string"},
+                market: {"in":"path","name":"market","required":true,"dataType":"string","validators":{"maxLength":{"value":200}}},
         };
         app.post('/markets/:market/rotate-join-token',
             authenticateMiddleware([{"bearerAuth":["nodes:manage"]}]),
@@ -716,7 +716,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_getMarket: Record<string, TsoaRoute.ParameterSchema> = {
-                market: {"in":"path","name":"market","required":true,"dataType":"string"},
+                market: {"in":"path","name":"market","required":true,"dataType":"string","validators":{"maxLength":{"value":200}}},
         };
         app.get('/markets/:market',
             authenticateMiddleware([{"bearerAuth":["markets:read"]}]),
@@ -933,7 +933,7 @@ export function RegisterRoutes(app: Router) {
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsBenchmarksController_getBenchmark: Record<string, TsoaRoute.ParameterSchema> = {
-                slug: {"in":"path","name":"slug","required":true,"dataType":"string"},
+                slug: {"in":"path","name":"slug","required":true,"dataType":"string","validators":{"maxLength":{"value":128}}},
         };
         app.get('/benchmarks/:slug',
             authenticateMiddleware([{"bearerAuth":["markets:read"]}]),

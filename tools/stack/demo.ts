@@ -5,7 +5,7 @@
  * what it made is remembered in .data/demo.json.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createApiClient, type ApiClient } from '@ocg/api-client';
+import { createApiClient, type ApiClient, type components } from '@ocg/api-client';
 import { waitFor } from '@ocg/testing';
 
 export const DEMO_MARKET = 'local-cpu';
@@ -59,7 +59,7 @@ export interface PostedJob {
 /** Posts the example job as the demo user and waits until its service answers through the gateway. */
 export async function postExample(gateway: string, userKey: string, definition: Record<string, unknown>, onWait: (text: string) => void): Promise<PostedJob> {
   const user: ApiClient = createApiClient({ baseUrl: gateway, apiKey: userKey });
-  const job = must('posting the example job', await user.POST('/jobs', { body: { definition, market: DEMO_MARKET, durationSeconds: 3600 } }));
+  const job = must('posting the example job', await user.POST('/jobs', { body: { definition: definition as components['schemas']['JobDefinition'], market: DEMO_MARKET, durationSeconds: 3600 } }));
   const started = Date.now();
   const running = await waitFor(
     async () => {

@@ -12,14 +12,17 @@
  */
 import fc from 'fast-check';
 import { canonicalJson, createSigner, generateApiKey, generateWallet, signNodeRequest } from '@ocg/auth';
-import { fuzzValue, parameterText } from './support/arbitraries';
+import { fuzzValue, hostileString, hostileValue, parameterText, setKnownValues } from './support/arbitraries';
 import { startContractStack, type ContractStack } from './support/contract-stack';
-import { fillPath, operations, resolve, type Json, type Operation } from './support/openapi';
+import { encodeSegment, fillPath, operations, resolve, type Json, type Operation } from './support/openapi';
 import { checkAnswer } from './support/responses';
 
 const SEED = process.env.FUZZ_SEED === 'random' ? Date.now() % 2 ** 31 : Number(process.env.FUZZ_SEED ?? 20261125);
 const RUNS = Number(process.env.FUZZ_RUNS ?? 20);
 const REQUEST_TIMEOUT_MS = 30_000;
+/** FUZZ_STATS=1 prints how often each operation answered each status (to see what the inputs reach). */
+const STATS = process.env.FUZZ_STATS === '1';
+const statuses = new Map<string, Map<number, number>>();
 
 type Credential = 'valid' | 'wrong' | 'none';
 
@@ -28,7 +31,7 @@ interface FuzzRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
-  mediaType: 'application/json' | 'text/plain';
+  mediaType: 'application/json' | 'text/plain' | 'application/xml';
   accept: string | undefined;
   credential: Credential;
 }
@@ -40,19 +43,25 @@ function requests(op: Operation, known: Record<string, string[]>): fc.Arbitrary<
     fc.record(Object.fromEntries(parametersOf(op, where).map((p) => [p.name as string, parameterText(resolve(p.schema), known[p.name] ?? [], where === 'path')])), {
       requiredKeys: required ? parametersOf(op, where).map((p) => p.name as string) : parametersOf(op, where).filter((p) => p.required).map((p) => p.name as string),
     }) as fc.Arbitrary<Record<string, string>>;
+  // Parameters no operation declares, and bodies sent where none is taken, are answered too.
+  const undeclared = fc.option(fc.tuple(fc.constantFrom('x', 'debug', '__proto__'), hostileString.filter((v) => v.length < 4000)), { freq: 4 });
+  const query = fc.tuple(record('query', false), undeclared).map(([q, extra]) => (extra ? { ...q, [extra[0]]: extra[1] } : q));
+  const stray = op.method === 'GET' ? fc.constant(undefined) : fc.option(hostileValue, { freq: 4, nil: undefined });
   return fc.record({
     path: record('path', true),
-    query: record('query', false),
+    query,
     headers: record('header', false),
-    body: op.body ? fuzzValue(op.body) : fc.constant(undefined),
-    mediaType: fc.constantFrom('application/json' as const, 'application/json' as const, 'text/plain' as const),
+    body: op.body ? fuzzValue(op.body) : stray,
+    mediaType: fc.constantFrom('application/json' as const, 'application/json' as const, 'text/plain' as const, 'application/xml' as const),
     accept: fc.constantFrom(undefined, 'application/json', 'text/plain', 'multipart/form-data', 'image/png'),
     credential: fc.constantFrom<Credential>('valid', 'valid', 'wrong', 'none'),
   });
 }
 
 function target(op: Operation, req: FuzzRequest): string {
-  const query = new URLSearchParams(req.query).toString();
+  const query = Object.entries(req.query)
+    .map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`)
+    .join('&');
   return fillPath(op.template, req.path) + (query ? `?${query}` : '');
 }
 
@@ -83,8 +92,12 @@ describe(`fuzzing every operation of the description (seed ${SEED}, ${RUNS} runs
     s = await startContractStack();
     known.market = [s.market.address, s.market.name];
     known.node = [s.node.address];
+    setKnownValues({ market: known.market });
   }, 120_000);
-  afterAll(() => s?.stop());
+  afterAll(async () => {
+    if (STATS) console.log([...statuses].map(([op, counts]) => `${op}: ${[...counts].map(([st, n]) => `${st}×${n}`).join(' ')}`).join('\n'));
+    await s?.stop();
+  });
 
   it.each(operations().map((op) => [`${op.method} ${op.template}`, op] as const))('%s answers only what the description documents', async (_name, op) => {
     const property = fc.asyncProperty(requests(op, known), async (req) => {
@@ -96,7 +109,9 @@ describe(`fuzzing every operation of the description (seed ${SEED}, ${RUNS} runs
       const res = await fetch(url, { method: op.method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch((err: Error) => {
         throw new Error(`${err.message}\n  reproduce: ${curl(url, op.method, headers, body)}`);
       });
-      const answer = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, text: await res.text() };
+      const answer = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, text: await res.text(), accepted: req.accept, requestBody: req.body };
+      const counts = statuses.get(`${op.method} ${op.template}`) ?? new Map<number, number>();
+      statuses.set(`${op.method} ${op.template}`, counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1));
       const problems = checkAnswer(op, answer);
       if (problems.length > 0) {
         throw new Error(`${problems.join('\n  ')}\n  answer: ${answer.status} ${answer.text.slice(0, 500)}\n  reproduce: ${curl(url, op.method, headers, body)}`);

@@ -6,9 +6,9 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createApiClient, type ApiClient, type components } from '@ocg/api-client';
+import { waitFor } from '@ocg/testing';
 
 type JobDefinition = components['schemas']['JobDefinition'];
-import { waitFor } from '@ocg/testing';
 
 export const DEMO_MARKET = 'local-cpu';
 /** 100 units = 0.0001 credits per second. */

@@ -9,6 +9,12 @@ import { resolve, type Json } from './openapi';
 
 const MAX_DEPTH = 5;
 
+/** Values known to exist, by member or parameter name (a market, a node), so requests also reach past the lookups. */
+const knownValues: Record<string, string[]> = {};
+export function setKnownValues(values: Record<string, string[]>): void {
+  Object.assign(knownValues, values);
+}
+
 /** Large values print as a short label in fast-check's reports (printing them whole would overflow). */
 function labelled<T extends object>(value: T, label: string): T {
   Object.defineProperty(value, fc.toStringMethod, { value: () => label, enumerable: false });
@@ -82,7 +88,10 @@ function numberFor(s: Json, integer: boolean): fc.Arbitrary<number> {
 }
 
 function objectFor(s: Json, depth: number): fc.Arbitrary<unknown> {
-  const props = Object.entries((s.properties ?? {}) as Json).map(([k, v]) => [k, fuzzValue(v, depth + 1)] as const);
+  const props = Object.entries((s.properties ?? {}) as Json).map(([k, v]) => {
+    const known = knownValues[k];
+    return [k, known ? fc.oneof(fc.constantFrom(...known), fuzzValue(v, depth + 1)) : fuzzValue(v, depth + 1)] as const;
+  });
   const required = new Set<string>((s.required as string[] | undefined) ?? []);
   const known = fc.record(Object.fromEntries(props), { requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)) });
   const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fuzzValue(s.additionalProperties, depth + 1), { maxKeys: 3 }) : fc.constant({});

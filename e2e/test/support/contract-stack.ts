@@ -3,6 +3,7 @@
  * operator key (every scope), a market and a node registered in it: what the
  * bounded-work and fuzz suites send their requests through.
  */
+import { randomBytes } from 'node:crypto';
 import { createSigner, generateApiKey, generateWallet, signNodeRequest, type WalletSigner } from '@ocg/auth';
 import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack } from '@ocg/testing';
 
@@ -34,7 +35,7 @@ export async function startContractStack(): Promise<ContractStack> {
   for (const name of [...API_SERVICES, 'gateway']) ports[name] = await freePort();
   const adminKey = generateApiKey();
   const lines: string[] = [];
-  const stack = await launchServices({ databaseUrl: db.url, redisUrl: redis.url, ports, only: [...API_SERVICES, 'gateway'], logLevel: 'warn', env: { ADMIN_API_KEY: adminKey }, onLine: (l) => lines.push(l) });
+  const stack = await launchServices({ databaseUrl: db.url, redisUrl: redis.url, ports, only: [...API_SERVICES, 'gateway'], logLevel: 'warn', env: { ADMIN_API_KEY: adminKey, INTERNAL_TOKEN: randomBytes(24).toString('hex') }, onLine: (l) => lines.push(l) });
   const gateway = stack.urls.gateway!;
   const bearer = { authorization: `Bearer ${adminKey}` };
   const created = await call(gateway, 'POST', '/markets', bearer, { name: 'fuzz market', pricePerSecond: 1 });

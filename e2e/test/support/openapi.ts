@@ -49,7 +49,16 @@ export function arrayPaths(schema: Json | undefined, at: Step[] = [], seen = new
   return out;
 }
 
+/** encodeURIComponent, except that a lone surrogate is sent as its (invalid) three UTF-8-style bytes instead of throwing. */
+export function encodeSegment(text: string): string {
+  return text.replace(/[\ud800-\udbff][\udc00-\udfff]|[\s\S]/g, (ch) => {
+    const c = ch.charCodeAt(0);
+    if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff) return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    return encodeURIComponent(ch);
+  });
+}
+
 /** The path with its parameters filled in. */
 export function fillPath(template: string, values: Record<string, string>): string {
-  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(values[name] ?? 'x'));
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeSegment(values[name] ?? 'x'));
 }

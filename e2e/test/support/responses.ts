@@ -20,6 +20,26 @@ export interface Answer {
   status: number;
   contentType: string | undefined;
   text: string;
+  /** The one media type the request's Accept asked for, if any. */
+  accepted?: string;
+  /** The body sent, when there was one. */
+  requestBody?: unknown;
+}
+
+function validator(key: string, schema: Json): ValidateFunction {
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = ajv.compile(rewriteRefs(schema));
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** Why the description forbids this request body, or undefined when it admits it. */
+function forbiddenBody(op: Operation, body: unknown): string | undefined {
+  if (!op.body || body === undefined) return undefined;
+  const validate = validator(`${op.method} ${op.template} request`, op.body);
+  return validate(body) ? undefined : ajv.errorsText(validate.errors?.slice(0, 5));
 }
 
 function documentedResponse(op: Operation, status: number): Json | undefined {
@@ -31,12 +51,18 @@ function documentedResponse(op: Operation, status: number): Json | undefined {
 export function checkAnswer(op: Operation, answer: Answer): string[] {
   const problems: string[] = [];
   const response = documentedResponse(op, answer.status);
+  if (answer.status < 300) {
+    const why = forbiddenBody(op, answer.requestBody);
+    if (why) problems.push(`answered ${answer.status} to a body the description forbids (${why})`);
+  }
   if (answer.status >= 500 && answer.status !== 503) problems.push(`answered ${answer.status}: no 5xx other than 503`);
   if (!response) return [...problems, `answered ${answer.status}, which the description does not document for ${op.method} ${op.template}`];
   const content = response.content as Json | undefined;
   if (!content || answer.text === '') return problems;
   const type = answer.contentType?.split(';')[0]?.trim().toLowerCase();
   if (!type || !(type in content)) return [...problems, `answered ${answer.status} as ${type}, documented only as ${Object.keys(content).join(', ')}`];
+  // Every documented type is really sent: asking for one gets it.
+  if (answer.accepted && answer.accepted in content && type !== answer.accepted) problems.push(`asked for ${answer.accepted}, which is documented for ${answer.status}, and got ${type}`);
   if (type !== 'application/json') return problems;
   let body: unknown;
   try {
@@ -44,12 +70,7 @@ export function checkAnswer(op: Operation, answer: Answer): string[] {
   } catch {
     return [...problems, 'the JSON answer does not parse'];
   }
-  const key = `${op.method} ${op.template} ${answer.status}`;
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile(rewriteRefs(content['application/json'].schema ?? {}));
-    compiled.set(key, validate);
-  }
+  const validate = validator(`${op.method} ${op.template} ${answer.status}`, content['application/json'].schema ?? {});
   if (!validate(body)) problems.push(`the body breaks its documented schema: ${ajv.errorsText(validate.errors?.slice(0, 5))}`);
   if (answer.status >= 400) problems.push(...internalText(body));
   return problems;

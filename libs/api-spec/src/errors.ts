@@ -48,15 +48,21 @@ export const errorComponents = {
 
 const ref = (name: string): Json => ({ $ref: `#/components/responses/${name}` });
 
-/** The error responses an operation can give, by what it takes. */
-export function errorResponsesFor(op: { hasBody: boolean; secured: boolean; hasParams: boolean }): Json {
+/**
+ * The error responses an operation can give, by what it takes. Every request can
+ * be a 400 (a NUL byte or an over-long value in any query parameter, libs/http's
+ * request check), and any method but GET and HEAD reads a body if one is sent,
+ * so it can be a 413 or 415 even when the operation takes none.
+ */
+export function errorResponsesFor(op: { method?: string; hasBody: boolean; secured: boolean; hasParams: boolean }): Json {
   const out: Json = {};
-  if (op.hasBody || op.hasParams) out['400'] = ref('BadRequest');
+  const readsBody = op.hasBody || (op.method !== undefined && !['get', 'head'].includes(op.method.toLowerCase()));
+  out['400'] = ref('BadRequest');
   if (op.secured) {
     out['401'] = ref('Unauthorized');
     out['403'] = ref('Forbidden');
   }
-  if (op.hasBody) {
+  if (readsBody) {
     out['413'] = ref('PayloadTooLarge');
     out['415'] = ref('UnsupportedMediaType');
   }

@@ -48,7 +48,7 @@ export function mergeAndNormalize(fragments: ServiceFragment[], opts: NormalizeO
         if (operationIds.has(id)) throw new Error(`operationId "${id}" used by ${operationIds.get(id)} and ${service}`);
         operationIds.set(id, service);
         for (const tag of (op.tags as string[] | undefined) ?? []) tags.set(tag, service);
-        target[method] = normalizeOperation(op, service);
+        target[method] = normalizeOperation(op, service, method);
       }
     }
   }
@@ -69,7 +69,7 @@ export function mergeAndNormalize(fragments: ServiceFragment[], opts: NormalizeO
   };
 }
 
-function normalizeOperation(op: Json, service: string): Json {
+function normalizeOperation(op: Json, service: string, method: string): Json {
   const out: Json = { ...op, 'x-service': service };
   if (!Array.isArray(out.tags) || out.tags.length === 0) out.tags = [service];
   if (Array.isArray(out.parameters)) out.parameters = out.parameters.map((p: Json) => ({ ...p, schema: toSchema31(p.schema as Json) }));
@@ -80,7 +80,7 @@ function normalizeOperation(op: Json, service: string): Json {
     const content = response.content as Json | undefined;
     responses[status] = content && status.startsWith('2') && isJsonContent(content) ? { ...response, content: everyWireType(content) } : toResponse31(response);
   }
-  const errors = errorResponsesFor({ hasBody: Boolean(body), secured: Array.isArray(op.security) && op.security.length > 0, hasParams: Array.isArray(op.parameters) && op.parameters.length > 0 });
+  const errors = errorResponsesFor({ method, hasBody: Boolean(body), secured: Array.isArray(op.security) && op.security.length > 0, hasParams: Array.isArray(op.parameters) && op.parameters.length > 0 });
   for (const [status, ref] of Object.entries(errors)) responses[status] ??= ref;
   out.responses = sortKeys(responses);
   return out;
@@ -135,7 +135,8 @@ export function toSchema31(schema: Json | undefined): Json {
 function makeNullable(schema: Json): Json {
   if (schema.$ref || schema.allOf || schema.oneOf || schema.anyOf) {
     const { description, ...rest } = schema;
-    return { ...(description ? { description } : {}), anyOf: [rest, { type: 'null' }] };
+    // oneOf: exactly one alternative matches (tsoa's nullable wrappers hold objects, arrays or enums, never null).
+    return { ...(description ? { description } : {}), oneOf: [rest, { type: 'null' }] };
   }
   const out = { ...schema };
   if (typeof out.type === 'string') out.type = [out.type, 'null'];

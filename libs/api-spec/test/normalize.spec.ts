@@ -78,8 +78,8 @@ describe('toSchema31', () => {
     expect(toSchema31({ type: 'string', nullable: true })).toEqual({ type: ['string', 'null'] });
   });
 
-  it('turns a nullable reference into anyOf with null', () => {
-    expect(toSchema31({ allOf: [{ $ref: '#/x' }], nullable: true })).toEqual({ anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] });
+  it('turns a nullable reference into oneOf with null', () => {
+    expect(toSchema31({ allOf: [{ $ref: '#/x' }], nullable: true })).toEqual({ oneOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] });
   });
 
   it('adds null to a nullable enum', () => {

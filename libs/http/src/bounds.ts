@@ -102,6 +102,9 @@ function admits(schema: JsonSchema | undefined, type: string): boolean {
   return types.includes(type) || (type === 'integer' && types.includes('number'));
 }
 
+/** Keywords a schema can hold beside `allOf` that this pass checks itself. */
+const OWN_RULES = ['maxLength', 'maxItems', 'maxProperties', 'properties', 'additionalProperties', 'items', 'prefixItems'];
+
 /** Walks a JSON value beside its schema; see the file comment. */
 export class BoundsWalker {
   constructor(private readonly schemas: SchemaResolver) {}
@@ -113,6 +116,8 @@ export class BoundsWalker {
     if (Array.isArray(union)) return this.walkUnion(value, union, path, sink, depth);
     if (Array.isArray(s?.allOf)) {
       for (const part of s.allOf as unknown[]) this.walk(value, part, path, sink, depth);
+      // A wrapper such as tsoa's `{allOf: [{$ref}], description}` adds nothing to check (and would repeat the parts' errors).
+      if (!OWN_RULES.some((k) => k in s)) return;
     }
     if (typeof value === 'string') return checkString(value, s, path, sink);
     if (Array.isArray(value)) return this.walkArray(value, s, path, sink, depth);

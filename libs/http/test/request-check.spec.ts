@@ -17,11 +17,13 @@ const document = {
   },
   components: {
     schemas: {
+      Short: { type: 'string', maxLength: 2 },
       Body: {
         type: 'object',
         properties: {
           items: { type: 'array', maxItems: 10, items: { oneOf: [{ type: 'string', enum: ['a'] }, { type: 'object', properties: { n: { type: 'string', maxLength: 3 } } }] } },
           name: { type: 'string', maxLength: 5 },
+          wrapped: { allOf: [{ $ref: '#/components/schemas/Short' }], description: 'as tsoa wraps a reference' },
           tags: { type: 'object', maxProperties: 2, additionalProperties: { type: 'string', maxLength: 2 } },
         },
       },
@@ -72,6 +74,14 @@ describe('the request check before validation', () => {
       { path: '/items/1/n', message: 'must be at most 3 characters long' },
       { path: '/name', message: 'must be at most 5 characters long' },
       { path: '/tags', message: 'must have at most 2 members (has 3)' },
+    ]);
+  });
+
+  it('reports a problem inside an allOf wrapper once', async () => {
+    const r = await send(t, '/echo', { wrapped: 'ab\u0000' });
+    expect(r.body.errors).toEqual([
+      { path: '/wrapped', message: 'must be at most 2 characters long' },
+      { path: '/wrapped', message: 'must not contain the NUL character (U+0000)' },
     ]);
   });
 

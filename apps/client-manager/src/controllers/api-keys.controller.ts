@@ -44,6 +44,7 @@ export class ApiKeysController extends Controller {
   /**
    * One of the caller's API keys. Another user's key answers 404.
    * @summary Get an API key
+   * @maxLength id 100
    */
   @Get('{id}')
   @Response<ErrorBody>(404, 'No such key among the caller\'s keys')
@@ -55,6 +56,7 @@ export class ApiKeysController extends Controller {
    * Renames, enables or disables, or restricts the models of a key. A
    * disabled key fails everywhere at once.
    * @summary Update an API key
+   * @maxLength id 100
    */
   @Post('{id}/update')
   @Response<ErrorBody>(404, 'No such key among the caller\'s keys')
@@ -65,6 +67,7 @@ export class ApiKeysController extends Controller {
   /**
    * Removes a key; it fails everywhere at once.
    * @summary Delete an API key
+   * @maxLength id 100
    */
   @Post('{id}/delete')
   @Response<ErrorBody>(404, 'No such key among the caller\'s keys')

@@ -992,7 +992,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsApiKeysController_getApiKey: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                id: {"in":"path","name":"id","required":true,"dataType":"string"},
+                id: {"in":"path","name":"id","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
         };
         app.get('/api-keys/:id',
             authenticateMiddleware([{"bearerAuth":["api-keys:manage"]},{"serviceOAuth":["api-keys:manage"]}]),
@@ -1029,7 +1029,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsApiKeysController_updateApiKey: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                id: {"in":"path","name":"id","required":true,"dataType":"string"},
+                id: {"in":"path","name":"id","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
                 body: {"in":"body","name":"body","required":true,"ref":"UpdateApiKeyRequest"},
         };
         app.post('/api-keys/:id/update',
@@ -1067,7 +1067,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsApiKeysController_deleteApiKey: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                id: {"in":"path","name":"id","required":true,"dataType":"string"},
+                id: {"in":"path","name":"id","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
         };
         app.post('/api-keys/:id/delete',
             authenticateMiddleware([{"bearerAuth":["api-keys:manage"]},{"serviceOAuth":["api-keys:manage"]}]),

@@ -35,6 +35,7 @@ export class CasController extends Controller {
    * (definitions may carry secrets); anyone else gets 404.
    * @summary Read content
    * @param cid The content id.
+   * @maxLength cid 200
    */
   @Get('{cid}')
   @Security('bearerAuth', ['jobs:read'])

@@ -30,6 +30,7 @@ export class JobsController {
   @Security('bearerAuth', ['jobs:write'])
   @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover price per second × duration (`available` and `required` in units)')
   @Response<ErrorBody>(404, 'No such market (or no such content id among yours)')
+  @Response<ErrorBody>(409, 'An earlier attempt with this Idempotency-Key was abandoned; post again with a new key')
   @Response<ErrorBody>(422, 'The Idempotency-Key was used with another request')
   public postJob(@Request() req: ExRequest, @Body() body: PostJobRequest, @Header('Idempotency-Key') idempotencyKey?: string): Promise<JobRecord> {
     return this.posts.post(callerOf(req), body, idempotencyKey);
@@ -55,6 +56,7 @@ export class JobsController {
    * ids of definition and result, op states and endpoints with their public URLs.
    * @summary Get a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Get('{job}')
   @Security('bearerAuth', ['jobs:read'])
@@ -69,6 +71,7 @@ export class JobsController {
    * at its next sync. Stopping a stopped job answers it again.
    * @summary Stop a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Post('{job}/stop')
   @Security('bearerAuth', ['jobs:write'])
@@ -88,6 +91,7 @@ export class JobsController {
    * @summary Extend a job
    * @param job The job address.
    * @param idempotencyKey Any unique text (1 to 200 characters), e.g. a UUID; kept per user for `IDEMPOTENCY_KEY_TTL_SECONDS`.
+   * @maxLength job 100
    */
   @Post('{job}/extend')
   @Security('bearerAuth', ['jobs:write'])

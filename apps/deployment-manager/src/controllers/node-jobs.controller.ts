@@ -32,6 +32,7 @@ export class NodeJobsController {
    * The answer says whether the control plane wants the job stopped.
    * @summary Report on a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Post('{job}/report')
   @Response<ErrorBody>(404, 'This node is not registered, or the job is not assigned to it')
@@ -46,6 +47,7 @@ export class NodeJobsController {
    * credits settle. Sending it again answers the same.
    * @summary Finish a job
    * @param job The job address.
+   * @maxLength job 100
    */
   @Post('{job}/finish')
   @Response<ErrorBody>(404, 'This node is not registered, or the job is not assigned to it')

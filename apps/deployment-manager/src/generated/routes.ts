@@ -555,7 +555,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodeJobsController_reportJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
                 body: {"in":"body","name":"body","required":true,"ref":"ReportJobRequest"},
         };
         app.post('/node-jobs/:job/report',
@@ -593,7 +593,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodeJobsController_finishJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
                 body: {"in":"body","name":"body","required":true,"ref":"FinishJobRequest"},
         };
         app.post('/node-jobs/:job/finish',
@@ -744,7 +744,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsJobsController_getJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
         };
         app.get('/jobs/:job',
             authenticateMiddleware([{"bearerAuth":["jobs:read"]}]),
@@ -781,7 +781,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsJobsController_stopJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
         };
         app.post('/jobs/:job/stop',
             authenticateMiddleware([{"bearerAuth":["jobs:write"]}]),
@@ -818,7 +818,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsJobsController_extendJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                job: {"in":"path","name":"job","required":true,"dataType":"string"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
                 body: {"in":"body","name":"body","required":true,"ref":"ExtendJobRequest"},
                 idempotencyKey: {"in":"header","name":"Idempotency-Key","dataType":"string"},
         };
@@ -1042,7 +1042,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsCasController_readContent: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                cid: {"in":"path","name":"cid","required":true,"dataType":"string"},
+                cid: {"in":"path","name":"cid","required":true,"dataType":"string","validators":{"maxLength":{"value":200}}},
         };
         app.get('/cas/:cid',
             authenticateMiddleware([{"bearerAuth":["jobs:read"]}]),

@@ -1,5 +1,5 @@
-import { Body, Header, Middlewares, Post, Route, Security, Tags } from '@tsoa/runtime';
-import type { ApplyBenchmarkTemplatesRequest, ApplyBenchmarkTemplatesResponse } from '@ocg/contracts';
+import { Body, Header, Middlewares, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { ApplyBenchmarkTemplatesRequest, ApplyBenchmarkTemplatesResponse, ErrorBody } from '@ocg/contracts';
 import type { TemplateApplyService } from '../services/template-apply.service';
 import { bodyMatches } from '../body-schema';
 
@@ -20,6 +20,7 @@ export class BenchmarkTemplatesController {
    * @param _authorization An admin credential: `Bearer <API key>` holding `benchmarks:manage` (not grantable to OAuth apps).
    */
   @Post('apply')
+  @Response<ErrorBody>(409, 'Another apply is running; try again when it is done')
   @Security('bearerAuth', ['benchmarks:manage'])
   @Middlewares(bodyMatches('ApplyBenchmarkTemplatesRequest'))
   public applyBenchmarkTemplates(@Header('authorization') _authorization: string, @Body() body: ApplyBenchmarkTemplatesRequest): Promise<ApplyBenchmarkTemplatesResponse> {

@@ -21,6 +21,7 @@ export class BenchmarksController {
   /**
    * Reads one benchmark with the thresholds of its group and their market links.
    * @summary Get a benchmark
+   * @maxLength slug 128
    */
   @Get('benchmarks/{slug}')
   @Response<ErrorBody>(404, 'No benchmark with this slug')

@@ -18,6 +18,7 @@ export class MarketsController {
    * @summary Create a market
    */
   @Post()
+  @Response<ErrorBody>(409, 'A market with this name already exists (names are compared ignoring case)')
   @Security('bearerAuth', ['markets:manage'])
   public createMarket(@Body() body: CreateMarketRequest): Promise<CreateMarketResponse> {
     return this.markets.create(body);
@@ -27,9 +28,11 @@ export class MarketsController {
    * Changes a market's name, price, GPU requirement, durations, job limits or container policy; members left out keep their value.
    * @summary Update a market
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Post('{market}/update')
   @Response<ErrorBody>(404, 'No market with this address or name')
+  @Response<ErrorBody>(409, 'Another market already has this name')
   @Security('bearerAuth', ['markets:manage'])
   public updateMarket(@Path() market: string, @Body() body: UpdateMarketRequest): Promise<MarketRecord> {
     return this.markets.update(market, body);
@@ -41,6 +44,7 @@ export class MarketsController {
    * older token) is removed, its jobs stopped and settled, and it can join again only with the new token.
    * @summary Rotate a market's join token
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Post('{market}/rotate-join-token')
   @Response<ErrorBody>(404, 'No market with this address or name')
@@ -65,6 +69,7 @@ export class MarketsController {
    * Reads one market.
    * @summary Get a market
    * @param market The market's address, or its name (case-insensitive).
+   * @maxLength market 200
    */
   @Get('{market}')
   @Response<ErrorBody>(404, 'No market with this address or name')

@@ -42,6 +42,7 @@ export class NodesController {
    * @isInt offset
    * @minimum offset 0
    * @maximum offset 1000000000
+   * @maxLength market 200
    */
   @Get()
   @Response<ErrorBody>(404, 'No market with this address or name (the `market` filter)')
@@ -54,6 +55,7 @@ export class NodesController {
    * Reads one node.
    * @summary Get a node
    * @param node The node's address.
+   * @maxLength node 100
    */
   @Get('{node}')
   @Response<ErrorBody>(404, 'No node with this address')

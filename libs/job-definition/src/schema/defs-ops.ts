@@ -130,6 +130,7 @@ export const opDefs = {
       logType: {
         type: 'array',
         minItems: 1,
+        maxItems: 4,
         uniqueItems: true,
         items: { enum: ['stdin', 'stdout', 'stderr', 'nodeerr'] },
       },

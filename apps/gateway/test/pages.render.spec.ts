@@ -1,4 +1,4 @@
-import type { JobPageRecord, MarketRecord } from '@ocg/contracts';
+import { DEFAULT_CONTAINER_POLICY, DEFAULT_JOB_LIMITS, type JobPageRecord, type MarketRecord } from '@ocg/contracts';
 import { credits, duration } from '../src/pages/html';
 import { renderJobPage } from '../src/pages/job-page';
 import { renderMarketPage } from '../src/pages/market-page';
@@ -13,6 +13,8 @@ const market: MarketRecord = {
   gpuRequired: true,
   defaultDurationSeconds: 7200,
   maxDurationSeconds: 86400,
+  jobLimits: DEFAULT_JOB_LIMITS,
+  containerPolicy: DEFAULT_CONTAINER_POLICY,
   createdAt: '2025-01-01T00:00:00.000Z',
   updatedAt: '2025-01-01T00:00:00.000Z',
 };

@@ -9,6 +9,7 @@ import { registerKeys } from './commands/keys';
 import { registerSign } from './commands/sign';
 import { registerAdminUser } from './commands/admin-user';
 import { registerAdminMarkets } from './commands/admin-markets';
+import { registerAdminNodes } from './commands/admin-nodes';
 import { registerAdminBenchmarks } from './commands/admin-benchmarks';
 
 // The workspace's version: the CLI ships with the gateway it talks to.
@@ -32,6 +33,7 @@ export function buildProgram(program = new Command('ocg')): Command {
   const admin = program.command('admin').description('Operator commands (need an admin API key)');
   registerAdminUser(admin);
   registerAdminMarkets(admin);
+  registerAdminNodes(admin);
   registerAdminBenchmarks(admin);
   return program;
 }

@@ -10,6 +10,7 @@ import { generateApiKey } from '@ocg/auth';
 import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 import { registerAdminBenchmarks } from '../src/commands/admin-benchmarks';
 import { registerAdminMarkets } from '../src/commands/admin-markets';
+import { registerAdminNodes } from '../src/commands/admin-nodes';
 
 jest.setTimeout(60_000);
 
@@ -24,6 +25,7 @@ async function run(...args: string[]): Promise<string> {
   out = '';
   const admin = new Command('admin').exitOverride();
   registerAdminMarkets(admin);
+  registerAdminNodes(admin);
   registerAdminBenchmarks(admin);
   await admin.parseAsync(args, { from: 'user' });
   return out;
@@ -118,6 +120,30 @@ describe('admin markets', () => {
     } finally {
       if (saved !== undefined) process.env.OCG_API_KEY = saved;
     }
+  });
+});
+
+describe('admin markets limits and join tokens, admin nodes', () => {
+  it('sets a market\'s job limits and container policy, keeping what is left out', async () => {
+    await withAdmin('markets', 'create', '--name', 'Limits', '--price-per-second', '1');
+    const text = await withAdmin('markets', 'limits', 'Limits', '--max-ops', '8', '--cpus-per-container', '0.5', '--user', '1000:1000', '--read-only-root');
+    expect(text).toMatch(/job limits {3}8 ops, 16 volumes; per container 0\.5 CPUs/);
+    expect(text).toMatch(/containers {3}run as 1000:1000, root filesystem read-only/);
+    const json = JSON.parse(await withAdmin('markets', 'limits', 'Limits', '--no-read-only-root', '--user', 'image', '--json'));
+    expect(json.jobLimits).toMatchObject({ maxOps: 8, cpusPerContainer: 0.5 });
+    expect(json.containerPolicy).toEqual({ user: null, readOnlyRootFilesystem: false });
+    await expect(withAdmin('markets', 'limits', 'Limits', '--cpus-per-container', 'lots')).rejects.toThrow('--cpus-per-container must be a number of CPUs');
+  });
+
+  it('rotates a join token, optionally revoking the market\'s nodes', async () => {
+    await withAdmin('markets', 'create', '--name', 'Rotating', '--price-per-second', '1');
+    expect(await withAdmin('markets', 'rotate-join-token', 'Rotating', '--revoke-nodes')).toMatch(/^new join token mjt_\w+\n\(shown only now; the old one no longer works; no nodes were revoked\)/);
+  });
+
+  it('lists nodes and says when a node to disable or remove is unknown', async () => {
+    expect(await withAdmin('nodes', 'list')).toBe('no nodes\n');
+    await expect(withAdmin('nodes', 'disable', 'NoSuchNode')).rejects.toThrow(/\(404\).*No node with the address "NoSuchNode"/);
+    await expect(withAdmin('nodes', 'remove', 'NoSuchNode', '--reason', 'gone')).rejects.toThrow(/\(404\)/);
   });
 });
 

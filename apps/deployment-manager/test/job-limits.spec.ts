@@ -54,6 +54,15 @@ describe('what a job may ask for, from its market', () => {
     expect(await m.balance(user)).toMatchObject({ held: 0, spent: 0 });
   });
 
+  it('refuses more containers than the per-job sums can share out, each needing Docker\'s minimum', async () => {
+    const tight = await m.createMarket({ pricePerSecond: 1, jobLimits: { memoryBytesPerContainer: 8 * 1024 ** 2, memoryBytesPerJob: 13 * 1024 ** 2 } });
+    const three = definition([runOp('a', 'true'), runOp('b', 'true'), runOp('c', 'true')]);
+    const res = await dm.as(user, 'POST', '/jobs', { definition: three, market: tight.name });
+    expect(res.status).toBe(400);
+    expect(res.body.errors).toEqual([{ path: '/definition/ops', message: expect.stringContaining('runs 3 containers, more than the per-job limits') }]);
+    expect(res.body.errors[0].message).toContain('at most 2');
+  });
+
   it('hands the node per-container limits with the claim: the per-job sums shared out, and the container policy', async () => {
     const node = new SignedNode();
     await node.register(m, small.name, small.joinToken);

@@ -1,4 +1,5 @@
 import { isAddress } from '@ocg/auth';
+import { DEFAULT_JOB_LIMITS } from '@ocg/contracts';
 import { INTERNAL_TOKEN, startHostManager, type Harness } from './harness';
 
 describe('markets', () => {
@@ -92,6 +93,39 @@ describe('markets', () => {
     expect(res.body).toMatchObject({ address: market.address, name: 'L4', pricePerSecond: 12, maxDurationSeconds: 14400, defaultDurationSeconds: 7200 });
     expect(Date.parse(res.body.updatedAt)).toBeGreaterThanOrEqual(Date.parse(market.updatedAt));
     expect((await hm.call('POST', `/markets/${market.address}/update`, { key: reader, body: { pricePerSecond: 1 } })).status).toBe(403);
+  });
+
+  describe('job limits and container policy', () => {
+    it('gives a new market the default limits and policy, and takes the ones an admin sets', async () => {
+      const made = await hm.call('POST', '/markets', { body: { name: 'Limited', pricePerSecond: 1, jobLimits: { maxOps: 8, memoryBytesPerContainer: 2 ** 32 } } });
+      expect(made.status).toBe(200);
+      expect(made.body.jobLimits).toEqual({ ...DEFAULT_JOB_LIMITS, maxOps: 8, memoryBytesPerContainer: 2 ** 32 });
+      expect(made.body.containerPolicy).toEqual({ user: null, readOnlyRootFilesystem: false });
+
+      const updated = await hm.call('POST', `/markets/${made.body.address}/update`, {
+        body: { jobLimits: { pidsPerContainer: 100 }, containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true } },
+      });
+      expect(updated.status).toBe(200);
+      expect(updated.body.jobLimits).toEqual({ ...DEFAULT_JOB_LIMITS, maxOps: 8, memoryBytesPerContainer: 2 ** 32, pidsPerContainer: 100 });
+      expect(updated.body.containerPolicy).toEqual({ user: '1000:1000', readOnlyRootFilesystem: true });
+      expect((await hm.call('GET', `/markets/${made.body.address}`, { key: reader })).body.jobLimits.pidsPerContainer).toBe(100);
+    });
+
+    it('refuses a per-container limit above its per-job sum, a bad user and an op limit beyond what a node reports', async () => {
+      const market = await hm.createMarket({ name: 'Strict' });
+      const over = await hm.call('POST', `/markets/${market.address}/update`, { body: { jobLimits: { cpusPerJob: 2 } } });
+      expect(over.status).toBe(400);
+      expect(over.body.errors).toEqual([{ path: '/jobLimits/cpusPerContainer', message: 'must not exceed jobLimits.cpusPerJob (2)' }]);
+      const bad = await hm.call('POST', `/markets/${market.address}/update`, { body: { containerPolicy: { user: 'root' }, jobLimits: { maxOps: 5000 } } });
+      expect(bad.status).toBe(400);
+      expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/containerPolicy/user', '/jobLimits/maxOps']);
+    });
+
+    it('is changed by markets:manage only', async () => {
+      const market = await hm.createMarket({ name: 'Guarded' });
+      const res = await hm.call('POST', `/markets/${market.address}/update`, { key: reader, body: { jobLimits: { maxOps: 1000 } } });
+      expect(res.status).toBe(403);
+    });
   });
 
   it('rejects an API key at once after client-manager disables it', async () => {

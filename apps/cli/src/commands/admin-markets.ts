@@ -1,8 +1,8 @@
-/** `ocg admin markets create|list`: operators make markets and see their prices. */
+/** `ocg admin markets create|list|limits|rotate-join-token`: operators make markets, set what a job may take, and rotate join tokens. */
 import type { Command } from 'commander';
-import { CREDIT_UNITS, type MarketRecord } from '@ocg/contracts';
+import { CREDIT_UNITS, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord } from '@ocg/contracts';
 import { answer, gatewayFrom, withGatewayOptions, type GatewayOptions } from '../gateway';
-import { print, printJson, table, wholeNumber } from '../output';
+import { CliError, print, printJson, table, wholeNumber } from '../output';
 
 interface CreateOptions extends GatewayOptions {
   name: string;
@@ -30,6 +30,65 @@ export function registerAdminMarkets(admin: Command): void {
   withGatewayOptions(markets.command('list').description('list every market').option('--json', 'print the answer as JSON')).action(
     (options: GatewayOptions & { json?: boolean }) => listMarkets(options),
   );
+  const limits = markets.command('limits <market>').description("set what one job may take of a node, and how its containers run (options left out keep their value)");
+  for (const [flag, , help] of LIMIT_FLAGS) limits.option(`--${flag} <n>`, help);
+  limits.option('--user <uid[:gid]|image>', 'run containers as this numeric user, or "image" for the image\'s own');
+  limits.option('--read-only-root', 'mount the image read-only (/tmp and volumes stay writable)').option('--no-read-only-root', 'mount the image writable');
+  withGatewayOptions(limits.option('--json', 'print the answer as JSON')).action((market: string, options: LimitsOptions) => setLimits(market, options));
+  withGatewayOptions(
+    markets
+      .command('rotate-join-token <market>')
+      .description('make a new join token; the old one stops working at once')
+      .option('--revoke-nodes', "also remove the market's nodes (they joined with an old token); their jobs are stopped and settled")
+      .option('--json', 'print the answer as JSON'),
+  ).action((market: string, options: GatewayOptions & { json?: boolean; revokeNodes?: boolean }) => rotate(market, options));
+}
+
+/** Flag, job limit member, help. Numbers: whole, except CPUs. */
+const LIMIT_FLAGS: Array<[string, keyof MarketJobLimitsUpdate, string]> = [
+  ['max-ops', 'maxOps', 'most ops in one job (default 64)'],
+  ['max-volumes', 'maxVolumes', 'most volumes one job creates (default 16)'],
+  ['cpus-per-container', 'cpusPerContainer', 'CPUs per container, fractions allowed (default 4)'],
+  ['cpus-per-job', 'cpusPerJob', "CPUs of a job's containers together (default 16)"],
+  ['memory-per-container', 'memoryBytesPerContainer', 'bytes of memory per container (default 8 GiB)'],
+  ['memory-per-job', 'memoryBytesPerJob', "bytes of memory of a job's containers together (default 32 GiB)"],
+  ['pids-per-container', 'pidsPerContainer', 'processes per container (default 1024)'],
+  ['pids-per-job', 'pidsPerJob', "processes of a job's containers together (default 8192)"],
+  ['disk-per-container', 'diskBytesPerContainer', "bytes of a container's writable layer, where the node's storage supports it (default 20 GiB)"],
+];
+
+type LimitsOptions = GatewayOptions & { json?: boolean; user?: string; readOnlyRoot?: boolean } & Record<string, string | boolean | undefined>;
+
+async function setLimits(market: string, options: LimitsOptions): Promise<void> {
+  const gateway = gatewayFrom(options);
+  const jobLimits: MarketJobLimitsUpdate = {};
+  for (const [flag, member] of LIMIT_FLAGS) {
+    const text = options[camel(flag)];
+    if (typeof text === 'string') jobLimits[member] = member.startsWith('cpus') ? cpus(`--${flag}`, text) : wholeNumber(`--${flag}`, text, 1);
+  }
+  const containerPolicy: MarketContainerPolicyUpdate = {};
+  if (options.user !== undefined) containerPolicy.user = options.user === 'image' ? null : options.user;
+  if (options.readOnlyRoot !== undefined) containerPolicy.readOnlyRootFilesystem = options.readOnlyRoot;
+  const updated = await answer(gateway, () => gateway.client.POST('/markets/{market}/update', { params: { path: { market } }, body: { jobLimits, containerPolicy } }));
+  if (options.json) return printJson(updated);
+  print(`updated market ${updated.name}\n${describeMarket(updated)}`);
+}
+
+async function rotate(market: string, options: GatewayOptions & { json?: boolean; revokeNodes?: boolean }): Promise<void> {
+  const gateway = gatewayFrom(options);
+  const body = { revokeNodes: Boolean(options.revokeNodes) };
+  const rotated = await answer(gateway, () => gateway.client.POST('/markets/{market}/rotate-join-token', { params: { path: { market } }, body }));
+  if (options.json) return printJson(rotated);
+  const revoked = rotated.revokedNodes.length === 0 ? 'no nodes were revoked' : `revoked ${rotated.revokedNodes.length} node(s): ${rotated.revokedNodes.join(', ')}`;
+  print(`new join token ${rotated.joinToken}\n(shown only now; the old one no longer works; ${revoked})`);
+}
+
+const camel = (flag: string): string => flag.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+
+function cpus(flag: string, text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || n < 0.01) throw new CliError(`${flag} must be a number of CPUs of at least 0.01, got "${text}"`);
+  return n;
 }
 
 async function createMarket(options: CreateOptions): Promise<void> {
@@ -62,6 +121,9 @@ function describeMarket(m: MarketRecord): string {
     `price        ${price(m.pricePerSecond)} per second`,
     `GPU          ${m.gpuRequired ? 'required' : 'not required'}`,
     `duration     ${m.defaultDurationSeconds} s by default, at most ${m.maxDurationSeconds} s`,
+    `job limits   ${m.jobLimits.maxOps} ops, ${m.jobLimits.maxVolumes} volumes; per container ${m.jobLimits.cpusPerContainer} CPUs, ${m.jobLimits.memoryBytesPerContainer} bytes, ${m.jobLimits.pidsPerContainer} pids, ${m.jobLimits.diskBytesPerContainer} bytes of disk`,
+    `per job      ${m.jobLimits.cpusPerJob} CPUs, ${m.jobLimits.memoryBytesPerJob} bytes, ${m.jobLimits.pidsPerJob} pids`,
+    `containers   run as ${m.containerPolicy.user ?? "the image's user"}, root filesystem ${m.containerPolicy.readOnlyRootFilesystem ? 'read-only' : 'writable'}`,
   ].join('\n');
 }
 

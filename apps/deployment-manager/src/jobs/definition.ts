@@ -55,7 +55,27 @@ export function checkJobLimits(definition: NormalizedJobDefinition, market: Mark
   if (volumes > limits.maxVolumes) {
     errors.push({ path: `${prefix}/ops`, message: `creates ${volumes} volumes, over the limit of ${limits.maxVolumes} per job of market "${market.name}" (jobLimits.maxVolumes)` });
   }
+  const containers = definition.ops.filter((op) => op.type === 'container/run').length;
+  const most = mostContainers(limits);
+  if (containers > most) {
+    errors.push({
+      path: `${prefix}/ops`,
+      message: `runs ${containers} containers, more than the per-job limits of market "${market.name}" can share out (at most ${most}: each container needs ${MIN_SHARE.memoryBytes} bytes of memory, ${MIN_SHARE.cpus} CPUs and ${MIN_SHARE.pids} processes)`,
+    });
+  }
   if (errors.length > 0) throw invalid(errors);
+}
+
+/** The least a container can run with: Docker's memory minimum (6 MiB) and CPU step, and a few processes. */
+const MIN_SHARE = { memoryBytes: 6 * 1024 * 1024, cpus: 0.01, pids: 16 };
+
+/** How many containers a job may run before its share of a per-job sum falls under a container's minimum. */
+function mostContainers(limits: typeof DEFAULT_JOB_LIMITS): number {
+  return Math.min(
+    Math.floor(limits.memoryBytesPerJob / MIN_SHARE.memoryBytes),
+    Math.floor(Math.round(limits.cpusPerJob * 100) / (MIN_SHARE.cpus * 100)),
+    Math.floor(limits.pidsPerJob / MIN_SHARE.pids),
+  );
 }
 
 /**
@@ -69,9 +89,10 @@ export function containerLimitsFor(definition: { [member: string]: unknown }, ma
   const ops = Array.isArray(definition['ops']) ? (definition['ops'] as Array<{ type?: unknown }>) : [];
   const containers = Math.max(1, ops.filter((op) => op.type === 'container/run').length);
   return {
-    cpus: Math.max(0.01, Math.floor(Math.min(limits.cpusPerContainer, limits.cpusPerJob / containers) * 100) / 100),
-    memoryBytes: Math.floor(Math.min(limits.memoryBytesPerContainer, limits.memoryBytesPerJob / containers)),
-    pids: Math.max(16, Math.floor(Math.min(limits.pidsPerContainer, limits.pidsPerJob / containers))),
+    // Posting refused jobs whose shares would fall under MIN_SHARE; the floors only guard older jobs.
+    cpus: Math.max(MIN_SHARE.cpus, Math.floor(Math.min(limits.cpusPerContainer, limits.cpusPerJob / containers) * 100) / 100),
+    memoryBytes: Math.max(MIN_SHARE.memoryBytes, Math.floor(Math.min(limits.memoryBytesPerContainer, limits.memoryBytesPerJob / containers))),
+    pids: Math.max(MIN_SHARE.pids, Math.floor(Math.min(limits.pidsPerContainer, limits.pidsPerJob / containers))),
     diskBytes: limits.diskBytesPerContainer,
     user: policy.user,
     readOnlyRootFilesystem: policy.readOnlyRootFilesystem,

@@ -1,4 +1,5 @@
 /** A real agent over the real engine, with short timings, for the specs. */
+import type { JobContainerLimits } from '@ocg/contracts';
 import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
@@ -39,8 +40,14 @@ export interface TestAgent {
   reporter: RecordingReporter;
   source: LocalJobSource;
   /** Posts a definition as `wallet` (a new one by default); returns the job address. */
-  /** `prepare` changes the normalized definition as the control plane would (e.g. private op labels). */
-  submit(definition: unknown, opts?: { wallet?: Wallet; durationSeconds?: number; prepare?: (d: NormalizedJobDefinition) => NormalizedJobDefinition }): Promise<{ job: string; wallet: Wallet }>;
+  /**
+   * `prepare` changes the normalized definition as the control plane would (e.g. private op labels);
+   * `containerLimits`: as a claim from the control plane would carry them (the market's).
+   */
+  submit(
+    definition: unknown,
+    opts?: { wallet?: Wallet; durationSeconds?: number; prepare?: (d: NormalizedJobDefinition) => NormalizedJobDefinition; containerLimits?: JobContainerLimits },
+  ): Promise<{ job: string; wallet: Wallet }>;
   status(job: string): JobStatus;
   op(job: string, id: string): OpStatus;
   /** Waits until the op is in `state` (fails at once if the job ended without it). */
@@ -85,7 +92,7 @@ export async function startTestAgent(node: string, env: Record<string, string> =
       if (!checked.valid) throw new Error(`invalid test definition: ${JSON.stringify(checked.errors)}`);
       const deadline = Date.now() + (opts.durationSeconds ?? 120) * 1000;
       const normalized = normalize(definition as JobDefinition);
-      await source.submit({ job, poster: wallet.address, definition: opts.prepare ? opts.prepare(normalized) : normalized, deadline });
+      await source.submit({ job, poster: wallet.address, definition: opts.prepare ? opts.prepare(normalized) : normalized, deadline, containerLimits: opts.containerLimits });
       return { job, wallet };
     },
     waitOp: (job, id, want, timeoutMs = 20_000) => {

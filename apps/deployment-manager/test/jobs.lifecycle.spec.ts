@@ -36,7 +36,9 @@ describe('a job on a real node-agent, through the gateway', () => {
   });
 
   const job = (user: TestUser, address: string) => dm.as(user, 'GET', `/jobs/${address}`).then((r) => r.body);
-  const page = (address: string) => dm.as(null, 'GET', `/internal/jobs/${address}/page`, undefined, { 'x-ocg-internal-token': INTERNAL_TOKEN }).then((r) => r.body);
+  /** The poster's view of the job page. */
+  const page = (address: string, poster: TestUser) =>
+    dm.as(null, 'GET', `/internal/jobs/${address}/page?viewer=${poster.id}`, undefined, { 'x-ocg-internal-token': INTERNAL_TOKEN }).then((r) => r.body);
   const until = (user: TestUser, address: string, test: (j: any) => boolean, what: string, timeoutMs = 60_000) =>
     waitFor(async () => {
       const j = await job(user, address);
@@ -101,13 +103,13 @@ describe('a job on a real node-agent, through the gateway', () => {
     expect(result.body).toMatchObject({ job: posted.body.address, status: 'completed', results: { task: { answer: ['42'] } } });
     const stored = await dm.as(user, 'GET', `/cas/${done.definitionCid}`);
     expect(stored.body.ops[0].args.image).toBe(BUSYBOX_IMAGE);
-    expect((await page(posted.body.address)).ops[0].logTail).toContainEqual({ stream: 'stdout', text: 'answer=42' });
+    expect((await page(posted.body.address, user)).ops[0].logTail).toContainEqual({ stream: 'stdout', text: 'answer=42' });
   });
 
   it("reports a running op's last lines of output for the job page within seconds", async () => {
     const user = await m.newUser(CREDITS);
     const posted = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('talk', 'echo hello from the op; sleep 600')]), market: market.name, durationSeconds: 600 });
-    const tail = await waitFor(async () => (await page(posted.body.address)).ops[0].logTail.find((l: { text: string }) => l.text === 'hello from the op'), {
+    const tail = await waitFor(async () => (await page(posted.body.address, user)).ops[0].logTail.find((l: { text: string }) => l.text === 'hello from the op'), {
       timeoutMs: 30_000,
       what: 'the log tail on the job page',
     });

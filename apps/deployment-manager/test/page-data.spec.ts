@@ -101,6 +101,15 @@ describe("the gateway's page data (internal routes)", () => {
     expect(JSON.stringify(shared)).not.toContain(label);
   });
 
+  it('gives a job whose only exposed ports are private no URL of its own', async () => {
+    const idle = await m.createMarket({ pricePerSecond: 3 }); // no node claims from it
+    const def = definition([runOp('admin', 'sleep 60', { args: { expose: 9090, private: true } })]);
+    const posted = await dm.as(user, 'POST', '/jobs', { definition: def, market: idle.name, durationSeconds: 100 });
+    expect(posted.body.url).toBeNull();
+    const open = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('site', 'sleep 60', { args: { expose: 8080 } })]), market: idle.name, durationSeconds: 100 });
+    expect(open.body.url).toBe(`https://${open.body.address}.node.test`);
+  });
+
   it('refuses a tail of more than 20 lines or a line longer than 500 characters', async () => {
     const address = await runningJob(dm, user, node, market.name);
     const long = await report(address, { ops: [{ ...running, logTail: lines(21) }] });

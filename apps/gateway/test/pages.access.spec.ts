@@ -27,6 +27,9 @@ describe('job page access', () => {
   let stack: LaunchedStack;
   let gateway: string;
   let job: { address: string; definitionCid: string };
+  let adminKey: string;
+  let posterKey: string;
+  let marketName: string;
   const lines: string[] = [];
   const cookies: Record<string, string> = {};
 
@@ -39,16 +42,17 @@ describe('job page access', () => {
     database = await testDatabase();
     const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)));
     gateway = `http://127.0.0.1:${ports.gateway}`;
-    const adminKey = generateApiKey();
+    adminKey = generateApiKey();
     stack = await launchServices({
       databaseUrl: database.url,
       redisUrl: (await testRedis()).url,
       ports,
-      logLevel: 'warn',
+      logLevel: 'debug', // every line a service writes, so the log test below sees them all
       env: { INTERNAL_TOKEN: 'internal-token-for-page-access', MASTER_KEY: 'e1'.repeat(32), ADMIN_API_KEY: adminKey, NODE_DOMAIN: 'nodes.test' },
       onLine: (line) => lines.push(line),
     }).catch((err: Error) => Promise.reject(new Error(`${err.message}\n${lines.slice(-20).join('\n')}`)));
     const market = { name: `Access pool ${process.pid}`, pricePerSecond: 1 };
+    marketName = market.name;
     await call(gateway, adminKey, 'POST', '/markets', market);
     const keys: Record<string, string> = {};
     for (const who of ['poster', 'other']) {
@@ -62,12 +66,11 @@ describe('job page access', () => {
     }
     const op = (id: string, port: number, extra: object = {}) => ({ type: 'container/run', id, args: { image: 'busybox', cmd: ['sleep', '60'], expose: port, ...extra } });
     const definition = { version: '0.1', type: 'container', ops: [op('site', 8080), op('admin', 9090, { private: true })] };
+    posterKey = keys.poster;
     job = await call(gateway, keys.poster, 'POST', '/jobs', { definition, market: market.name, durationSeconds: 60 });
 
     // What a node would have reported: output, a failure reason quoting it, both endpoints.
-    const db = new pg.Client({ connectionString: database.url });
-    await db.connect();
-    try {
+    await withDb(async (db) => {
       await db.query(`SET search_path TO deployment_manager`);
       await db.query(
         `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, log_tail) VALUES
@@ -78,10 +81,18 @@ describe('job page access', () => {
         `INSERT INTO job_endpoints (job_address, op_id, port, host_label, status) VALUES ($1, 'site', 8080, $2, 'ONLINE'), ($1, 'admin', 9090, $3, 'ONLINE')`,
         [job.address, `${job.address}-8080`.toLowerCase(), `${job.address}-9090`.toLowerCase()],
       );
+    });
+  }, 180_000);
+
+  const withDb = async (run: (db: pg.Client) => Promise<unknown>): Promise<void> => {
+    const db = new pg.Client({ connectionString: database.url });
+    await db.connect();
+    try {
+      await run(db);
     } finally {
       await db.end();
     }
-  }, 180_000);
+  };
 
   afterAll(async () => {
     await stack?.stop();
@@ -109,5 +120,28 @@ describe('job page access', () => {
     expect(text).toContain(`${job.address}-8080`.toLowerCase());
     for (const secret of [OUTPUT, REASON, job.definitionCid, '9090']) expect(text).not.toContain(secret);
     expect(text).toContain('shown to the job');
+  });
+
+  it("keeps a definition's secrets, passwords and SQL parameters out of every service's log, database errors included", async () => {
+    const secret = 'LOGS-MARKER-a51f';
+    const op = { type: 'container/run', id: 'app', args: { image: 'busybox', env: { TOKEN: `${secret}-env` }, authentication: { docker: { username: 'u', password: `${secret}-registry` } } } };
+    const definition = { version: '0.1', type: 'container', ops: [op] };
+    expect((await fetch(`${gateway}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ definition, market: marketName, durationSeconds: 60 }) })).status).toBe(200);
+    const login = await fetch(`${gateway}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nobody@example.com', password: `${secret}-password` }) });
+    expect(login.status).toBe(401);
+    // Database errors in two services: every insert into these tables now fails a check.
+    await withDb((db) => db.query(`ALTER TABLE client_manager.users ADD CONSTRAINT log_test CHECK (false) NOT VALID; ALTER TABLE deployment_manager.jobs ADD CONSTRAINT log_test CHECK (false) NOT VALID`));
+    try {
+      const user = await fetch(`${gateway}/users`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: `${secret}@example.com`, name: 'x', password: `${secret}-password` }) });
+      expect(user.status).toBe(500);
+      const posted = await fetch(`${gateway}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ definition, market: marketName }) });
+      expect(posted.status).toBe(500);
+    } finally {
+      await withDb((db) => db.query(`ALTER TABLE client_manager.users DROP CONSTRAINT log_test; ALTER TABLE deployment_manager.jobs DROP CONSTRAINT log_test`));
+    }
+    const text = lines.join('\n');
+    expect(text).toContain('log_test'); // the failures were logged, by the constraint's name
+    for (const service of ['client-manager', 'host-manager', 'deployment-manager', 'gateway']) expect(lines.some((l) => new RegExp(`^${service} *\\|`).test(l))).toBe(true);
+    expect(text).not.toContain(secret);
   });
 });

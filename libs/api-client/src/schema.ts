@@ -9,7 +9,9 @@ export interface paths {
         };
         /**
          * List API keys
-         * @description Every API key of the caller, oldest first, with the full key text.
+         * @description Every API key of the caller, oldest first, with the full key text when
+         *     the calling credential holds every scope of that key, else masked
+         *     (`masked: true`). The operator's bootstrap key is never listed.
          */
         get: operations["ListApiKeys"];
         put?: never;
@@ -17,7 +19,8 @@ export interface paths {
          * Create an API key
          * @description Creates an API key for the caller. `scopes` must be a subset of the
          *     calling credential's scopes (403 naming the first one it lacks); without
-         *     it the key gets all of them. The full key is in the answer.
+         *     it the key gets all of them. The full key is in the answer. A user
+         *     holds at most `MAX_API_KEYS_PER_USER` keys (default 100): 409 `QUOTA_EXCEEDED`.
          */
         post: operations["CreateApiKey"];
         delete?: never;
@@ -316,7 +319,9 @@ export interface paths {
          * Upload content
          * @description Stores content and answers its id: CIDv1, raw, sha2-256 (`bafkrei…`),
          *     the id IPFS gives the same bytes. Storing the same bytes again answers
-         *     the same id. Post a job by this id with `definitionCid`.
+         *     the same id. Post a job by this id with `definitionCid`. Uploads no job
+         *     uses yet are bounded per user (409 `QUOTA_EXCEEDED`) and collected after
+         *     a retention period.
          */
         post: operations["UploadContent"];
         delete?: never;
@@ -337,7 +342,8 @@ export interface paths {
          * @description The stored bytes, as they were stored: `application/json` when they are
          *     JSON, `application/octet-stream` otherwise. Readable by who uploaded
          *     them and by the poster of a job they define or hold the result of
-         *     (definitions may carry secrets); anyone else gets 404.
+         *     (definitions may carry secrets); anyone else, and a caller without a
+         *     credential, gets 404. Stored sealed; the id is that of the plaintext.
          */
         get: operations["ReadContent"];
         put?: never;
@@ -2649,6 +2655,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The user holds the most API keys allowed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];
@@ -3168,6 +3183,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Over the upload limit per user (the message names it) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["InternalError"];

@@ -24,16 +24,20 @@ export class ApiKeysController extends Controller {
   /**
    * Creates an API key for the caller. `scopes` must be a subset of the
    * calling credential's scopes (403 naming the first one it lacks); without
-   * it the key gets all of them. The full key is in the answer.
+   * it the key gets all of them. The full key is in the answer. A user
+   * holds at most `MAX_API_KEYS_PER_USER` keys (default 100): 409 `QUOTA_EXCEEDED`.
    * @summary Create an API key
    */
   @Post('/')
+  @Response<ErrorBody>(409, 'The user holds the most API keys allowed')
   public createApiKey(@Request() req: ExRequest, @Body() body: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     return this.keys.create(principalOf(req), body);
   }
 
   /**
-   * Every API key of the caller, oldest first, with the full key text.
+   * Every API key of the caller, oldest first, with the full key text when
+   * the calling credential holds every scope of that key, else masked
+   * (`masked: true`). The operator's bootstrap key is never listed.
    * @summary List API keys
    */
   @Get('/')

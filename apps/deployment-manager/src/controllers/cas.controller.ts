@@ -19,11 +19,14 @@ export class CasController extends Controller {
   /**
    * Stores content and answers its id: CIDv1, raw, sha2-256 (`bafkrei…`),
    * the id IPFS gives the same bytes. Storing the same bytes again answers
-   * the same id. Post a job by this id with `definitionCid`.
+   * the same id. Post a job by this id with `definitionCid`. Uploads no job
+   * uses yet are bounded per user (409 `QUOTA_EXCEEDED`) and collected after
+   * a retention period.
    * @summary Upload content
    */
   @Post()
   @Security('bearerAuth', ['jobs:write'])
+  @Response<ErrorBody>(409, 'Over the upload limit per user (the message names it)')
   public uploadContent(@Request() req: ExRequest, @Body() body: UploadContentRequest): Promise<UploadContentResponse> {
     return this.cas.upload(callerOf(req).userId, body);
   }
@@ -32,7 +35,8 @@ export class CasController extends Controller {
    * The stored bytes, as they were stored: `application/json` when they are
    * JSON, `application/octet-stream` otherwise. Readable by who uploaded
    * them and by the poster of a job they define or hold the result of
-   * (definitions may carry secrets); anyone else gets 404.
+   * (definitions may carry secrets); anyone else, and a caller without a
+   * credential, gets 404. Stored sealed; the id is that of the plaintext.
    * @summary Read content
    * @param cid The content id.
    * @maxLength cid 200

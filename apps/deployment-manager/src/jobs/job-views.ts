@@ -62,8 +62,7 @@ export class JobViews {
     const reported = new Map(ops.map((o) => [o.op_id, o]));
     const planned = definedOps(definition).filter((o) => !reported.has(o.id));
     const all = [...ops.map((o) => ({ ...toOp(o), logTail: o.log_tail ?? [] })), ...planned].sort((a, b) => a.opIndex - b.opIndex);
-    const { links: _links, ...record } = this.record(j, [], endpoints);
-    void _links;
+    const record = withoutLinks(this.record(j, [], endpoints));
     if (poster) return { ...record, view: 'poster', ops: all };
     const hidden = privateOps(definition);
     const shown = record.endpoints.filter((e) => !hidden.has(e.op));
@@ -113,6 +112,13 @@ function toOp(o: OpRow): JobOpRecord {
     startedAt: iso(o.started_at),
     endedAt: iso(o.ended_at),
   };
+}
+
+/** The page record has no links: the page makes its own, relative ones. */
+function withoutLinks<T extends { links: unknown }>(record: T): Omit<T, 'links'> {
+  const copy: Partial<T> = { ...record };
+  delete copy.links;
+  return copy as Omit<T, 'links'>;
 }
 
 type DefinedOp = { id: string; type?: string; args?: { private?: boolean; expose?: unknown[] }; execution?: { group?: string | null } };

@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { ContentSeal } from '../cas/content-seal';
 import { one, rows, type Queryable } from '../db';
-import { withPrivateLabels } from './private-labels';
+import { exposesPublicly, withPrivateLabels } from './private-labels';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
 
@@ -33,7 +33,7 @@ export class JobRepository {
                          price_per_second, duration_seconds, max_duration_seconds)
        VALUES ($1, lower($1), $2, $3, $4, 'QUEUED', $5, $6, $7, $8, $9, $10)
        ON CONFLICT (address) DO NOTHING RETURNING address`,
-      [j.address, j.userId, j.poster, j.market, j.definitionCid, JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))), j.exposes, j.pricePerSecond, j.durationSeconds, j.maxDurationSeconds],
+      [j.address, j.userId, j.poster, j.market, j.definitionCid, JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))), j.exposes && exposesPublicly(j.definition), j.pricePerSecond, j.durationSeconds, j.maxDurationSeconds],
     );
     return inserted.length === 1;
   }

@@ -16,7 +16,13 @@ export function newPrivateLabel(): string {
 
 interface DefinedOp {
   type?: string;
-  args?: { private?: boolean; private_label?: string };
+  args?: { private?: boolean; private_label?: string; expose?: unknown[] };
+}
+
+/** Whether an op that is not private exposes a port: the job's own URL (`<job>`) serves only those. */
+export function exposesPublicly(definition: object): boolean {
+  const ops = (definition as { ops?: DefinedOp[] }).ops ?? [];
+  return ops.some((op) => !op.args?.private && (op.args?.expose ?? []).some((e) => (e as { type?: string }).type !== 'none'));
 }
 
 /** The normalized definition with a label on every private op (labels already there are kept: a retry posts the same job). */

@@ -1,5 +1,7 @@
 /** A real agent over the real engine, with short timings, for the specs. */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
@@ -14,6 +16,8 @@ import { BUSYBOX_IMAGE, ensureBusyboxImage, requireDocker } from './images';
 import { RecordingReporter } from './recorder';
 
 export { BUSYBOX_IMAGE };
+
+const exec = promisify(execFile);
 
 export const TEST_ENV = {
   API_PORT: '0',
@@ -131,7 +135,21 @@ export async function removeEverything(docker: Docker, node: string): Promise<vo
   const filters = labelFilter(node);
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters })) {
+    const job = n.Labels?.[LABEL.job];
+    if (job) await dropJobRules(job);
+    await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  }
+}
+
+/** The iptables rules of a job whose network a failed spec left (the agent removes them with the network). */
+async function dropJobRules(job: string): Promise<void> {
+  for (const chain of ['INPUT', 'DOCKER-USER']) {
+    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
+    for (const line of stdout.split('\n')) {
+      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
+    }
+  }
 }
 
 export function signedHeader(wallet: Wallet, now?: number): string {

@@ -33,7 +33,7 @@ export const TEST_ENV = {
   HEALTH_FAILURES_TO_OFFLINE: '1',
   FINISHED_JOB_RETENTION_SECONDS: '300',
   /** The tests' registry listens on 127.0.0.1. */
-  ALLOW_PRIVATE_REGISTRIES: '127.0.0.1',
+  ALLOW_PRIVATE_REGISTRIES: '127.0.0.1,localhost',
 };
 
 export interface TestAgent {

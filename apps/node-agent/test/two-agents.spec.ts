@@ -3,14 +3,18 @@
  * address, not the host name) and never touches the other's objects, when it
  * restarts, adopts, stops or cleans up.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { loadConfig } from '../src/config';
 import { LABEL } from '../src/docker/labels';
 import { lockNodeId, resolveIdentity, type NodeIdentity } from '../src/identity';
 import { TEST_ENV, definition, leftovers, prepareEngine, removeEverything, runOp, startTestAgent, type TestAgent } from './support/harness';
 
+const exec = promisify(execFile);
+const jobRules = async (job: string) => (await exec('iptables', ['-S'])).stdout.split('\n').filter((l) => l.includes(`ocg-job-${job} `));
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ocg-two-agents-'));
 const keyFile = (name: string) => path.join(dir, `${name}.key`);
 const agents: TestAgent[] = [];
@@ -73,6 +77,12 @@ it("restarting, adopting and cleaning up one agent never touches the other's job
   expect(again.agent.adopted).toEqual([a.job]);
   await again.agent.executor.stopAndWait(a.job, 'test done');
   expect(await leftovers(again.docker, again.config.NODE_ID, a.job)).toEqual([]);
+
+  // The same job handed to the other agent too (a redelivered claim): refused, the first one's objects untouched.
+  const rulesBefore = await jobRules(b.job);
+  expect(rulesBefore.length).toBeGreaterThan(0);
+  await expect(again.source.submit({ ...second.agent.executor.find(b.job)!.assignment })).rejects.toThrow(/belongs to another node agent on this engine/);
+  expect(await jobRules(b.job)).toEqual(rulesBefore);
 
   const after = await second.docker.listContainers({ filters: { label: [`${LABEL.job}=${b.job}`] } });
   expect(after.map((c) => [c.Id, c.State])).toEqual(before.map((c) => [c.Id, 'running']));

@@ -26,6 +26,7 @@ export async function ensureJobNetwork(docker: Docker, node: string, job: string
     await docker.createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true });
   } catch (err) {
     if (statusOf(err) !== 409) throw new Error(`could not create the job network: ${engineMessage(err)}`);
+    await assertOurs(docker.getNetwork(name).inspect(), node, `network ${name}`);
   }
   return name;
 }
@@ -81,6 +82,13 @@ export async function countJobObjects(docker: Docker, node: string, job: string)
   const filters = labelFilter(node, { [LABEL.job]: job });
   const [containers, { Volumes }, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters }), docker.listNetworks({ filters })]);
   return containers.length + (Volumes ?? []).length + networks.length;
+}
+
+/** An object of that name exists: it must be this agent's, never another agent's on the same engine. */
+export async function assertOurs(inspected: Promise<{ Labels?: Record<string, string> | null; Config?: { Labels?: Record<string, string> } }>, node: string, what: string): Promise<void> {
+  const info = await inspected;
+  const labels = info.Labels ?? info.Config?.Labels ?? {};
+  if (labels[LABEL.node] !== node) throw new Error(`${what} belongs to another node agent on this engine (${labels[LABEL.node] ?? 'not an agent object'})`);
 }
 
 export async function ignoreMissing(work: Promise<unknown>): Promise<void> {

@@ -55,6 +55,8 @@ export class JobRunner {
   private detached = false;
   /** Aborted the moment the job ends: every start still waiting or pulling is cancelled. */
   private readonly cancel = new AbortController();
+  /** The job network is this agent's (made or adopted): only then are its rules ours to remove. */
+  private ownsNetwork = false;
 
   constructor(
     readonly assignment: JobAssignment,
@@ -94,6 +96,7 @@ export class JobRunner {
     const { docker, node } = this.deps;
     const definition = encodeBlob(this.assignment.definition);
     const network = await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
+    this.ownsNetwork = true;
     await this.deps.isolation?.isolate(docker, network, this.job);
     this.deps.reporter.jobStarted(this.job, false);
     this.refuseUnrunnable();
@@ -116,6 +119,7 @@ export class JobRunner {
       if (!found && intent) op.end(intent.state, intent.reason);
     }
     this.reached = reachedStage(this.plan, this.views());
+    this.ownsNetwork = true;
     // A reboot or a firewall reload may have flushed the rules while the agent was away.
     await this.deps.isolation?.isolate(this.deps.docker, names.network(this.job), this.job);
     this.deps.reporter.jobStarted(this.job, true);
@@ -231,7 +235,7 @@ export class JobRunner {
     const summary: JobSummary = { ...jobStatus(this, this.deps.domain), results: jobResults(this) };
     await this.report(summary);
     for (const op of this.ops) op.dispose();
-    await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
+    if (this.ownsNetwork) await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
     await this.deps.cleaner.clean(this.job);
     this.logger.info({ state }, 'job ended and cleaned up');
     this.deps.onEnded(this, summary);

@@ -76,7 +76,7 @@ export class JobRunner {
       job: this.job,
       network: names.network(this.job),
       logger: this.logger,
-      onChange: () => this.changed(),
+      onChange: (op) => this.changed(op),
       record: (op, intent) => this.recordStop(op, intent),
       jobSignal: this.cancel.signal,
     };
@@ -99,6 +99,7 @@ export class JobRunner {
     this.ownsNetwork = true;
     await this.deps.isolation?.isolate(docker, network, this.job);
     this.deps.reporter.jobStarted(this.job, false);
+    for (const op of this.ops) this.tracker.mark(op); // every op's first state, pending ones included
     this.refuseUnrunnable();
     this.armDeadline();
     this.scheduleTick();
@@ -123,6 +124,7 @@ export class JobRunner {
     // A reboot or a firewall reload may have flushed the rules while the agent was away.
     await this.deps.isolation?.isolate(this.deps.docker, names.network(this.job), this.job);
     this.deps.reporter.jobStarted(this.job, true);
+    for (const op of this.ops) this.tracker.mark(op);
     if (restored.ended) {
       void this.end(restored.ended.state, restored.ended.reason);
       return;
@@ -232,6 +234,7 @@ export class JobRunner {
     await Promise.all(this.ops.map((op) => (op.terminal ? undefined : op.stop({ state: 'stopped', reason: why }))));
     await Promise.all(this.ops.map((op) => op.settled()));
     this.endedAt = new Date();
+    this.tracker.flush(); // op changes go out before the summary
     const summary: JobSummary = { ...jobStatus(this, this.deps.domain), results: jobResults(this) };
     await this.report(summary);
     for (const op of this.ops) op.dispose();
@@ -263,9 +266,9 @@ export class JobRunner {
     this.deadlineTimer.unref();
   }
 
-  private changed(): void {
+  private changed(op: OpRunner): void {
     if (this.detached) return;
-    this.tracker.report();
+    this.tracker.mark(op);
     this.scheduleTick();
   }
 

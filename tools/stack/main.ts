@@ -105,6 +105,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   const state = await ensureDemo(gateway, adminKey, join(dataDir, 'demo.json'));
   step(`demo market "${DEMO_MARKET}" and user ${state.userEmail} (credits granted once)`);
   await ensureBusyboxImage('ocg/busybox:local');
+  const isolation = networkIsolationSetting();
   const ingressPort = await port(8091);
   const agent = startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), {
     ...(process.env as Record<string, string>),
@@ -121,6 +122,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     NODE_EXTRA_CA_CERTS: caFile,
     SYNC_INTERVAL_MS: '2000',
     STOP_JOBS_ON_EXIT: 'true',
+    NETWORK_ISOLATION: isolation,
     // A registry of your own on this machine (docker-registry on 127.0.0.1) may serve the stack's jobs.
     ALLOW_PRIVATE_REGISTRIES: process.env.ALLOW_PRIVATE_REGISTRIES ?? '127.0.0.1,localhost',
   }, 4, undefined, { detached: true });
@@ -131,6 +133,19 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Record<string, unknown>;
   const job = await postExample(gateway, state.userKey, definition, (text) => step(text));
   return { ...job, userKey: state.userKey };
+}
+
+/**
+ * Job networks are isolated with iptables, which needs root. A developer
+ * running the stack as a member of the docker group gets a node without
+ * isolation, said out loud; NETWORK_ISOLATION=true makes the node refuse
+ * instead.
+ */
+function networkIsolationSetting(): string {
+  if (process.env.NETWORK_ISOLATION) return process.env.NETWORK_ISOLATION;
+  if (process.getuid?.() === 0) return 'true';
+  step('not root: the demo node runs jobs WITHOUT network isolation (they can reach this machine and its LAN); run as root to isolate them');
+  return 'false';
 }
 
 function printSummary(gateway: string, httpPort: number, caFile: string, example?: { url: string; link: string; userKey: string }): void {

@@ -1,7 +1,7 @@
 import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
-import { planStages, resolveLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
+import { planStages, resolveOpLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
 import type { Reporter } from '../seam';
 import { encodeBlob, names } from '../docker/labels';
 import { ensureJobNetwork, writeNote } from '../docker/objects';
@@ -207,7 +207,7 @@ export class JobRunner {
     try {
       const results = Object.fromEntries(this.ops.map((o) => [o.id, o.results.forLiterals()]));
       const context = { job: this.job, host: `${this.job}.${this.deps.domain}`, node: this.deps.nodeAddress, results };
-      resolved = resolveLiterals(this.assignment.definition, context).ops[op.plan.opIndex];
+      resolved = resolveOpLiterals(this.assignment.definition, op.plan.opIndex, context);
     } catch (err) {
       op.end('failed', `its literals could not be resolved: ${(err as Error).message}`);
       return;

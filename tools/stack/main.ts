@@ -4,7 +4,11 @@
  * on first start), a node agent on the local Docker engine in a local
  * market, and a demo user whose example job it posts and waits for until its
  * service answers through the gateway. Ctrl-C or SIGTERM stops everything it
- * started, the demo job included.
+ * started, in order: the node agent first (it stops every job, reports it to
+ * the control plane and removes its containers, networks and volumes), then
+ * the services, then the Docker engine if the stack started it, then Redis
+ * and Postgres. Its children run in their own process groups, so the
+ * terminal's Ctrl-C reaches only this launcher, which owns the order.
  *
  *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, GATEWAY_HTTP_PORT, STACK_DATA_DIR, STACK_FREE_PORTS=1,
  *                     STACK_PG_PORT, STACK_REDIS_PORT, STACK_DEMO=0, LOG_LEVEL)
@@ -14,7 +18,6 @@ import { join, resolve } from 'node:path';
 import { ensureBusyboxImage, ensureDocker, ensureLocalTls, freePort, launchServices, startPostgresServer, startRedisServer, startTsProcess, trustLocalCa } from '@ocg/testing';
 import { loadOrCreateSecrets } from './secrets';
 import { DEMO_MARKET, ensureDemo, postExample, waitForNode } from './demo';
-import { stopJob } from './cleanup';
 import { requireSupportedNode } from '../node-version';
 
 requireSupportedNode('stack');
@@ -25,7 +28,9 @@ const dataDir = resolve(process.env.STACK_DATA_DIR ?? join(root, '.data'));
 const freePorts = process.env.STACK_FREE_PORTS === '1';
 const port = async (fixed: number, variable?: string): Promise<number> => (process.env[variable ?? ''] ? Number(process.env[variable!]) : freePorts ? freePort() : fixed);
 const NODE_DOMAIN = 'nodes.localhost';
-const stoppers: { name: string; stop(): Promise<void> }[] = [];
+/** What runs, stopped in this order: the agent reports its jobs ended while the services still listen. */
+const STOP_ORDER = ['node-agent', 'services', 'docker', 'redis', 'postgres'] as const;
+const stoppers: { name: (typeof STOP_ORDER)[number]; stop(): Promise<void> }[] = [];
 let stopping = false;
 
 const step = (text: string): void => console.log(`stack: ${text}`);
@@ -78,6 +83,7 @@ async function main(): Promise<void> {
       'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(httpsPort) },
     },
     onStep: step,
+    detached: true,
     onUnexpectedExit: (name, code) => {
       step(`${name} exited unexpectedly (code ${code}); stopping the stack`);
       void shutdown(1);
@@ -93,7 +99,8 @@ async function main(): Promise<void> {
 }
 
 async function demo(gateway: string, adminKey: string, caFile: string): Promise<{ url: string; link: string; userKey: string } | undefined> {
-  const docker = await ensureDocker({ logFile: join(dataDir, 'dockerd.log') });
+  // An engine already running is used and left running; one the stack starts keeps its state under the data directory.
+  const docker = await ensureDocker({ logFile: join(dataDir, 'dockerd.log'), dockerdArgs: ['--data-root', join(dataDir, 'docker')] });
   if (!docker.available) {
     step(`no demo node: ${docker.reason}`);
     return undefined;
@@ -102,6 +109,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   const state = await ensureDemo(gateway, adminKey, join(dataDir, 'demo.json'));
   step(`demo market "${DEMO_MARKET}" and user ${state.userEmail} (credits granted once)`);
   await ensureBusyboxImage('ocg/busybox:local');
+  const isolation = networkIsolationSetting();
   const ingressPort = await port(8091);
   const agent = startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), {
     ...(process.env as Record<string, string>),
@@ -118,15 +126,30 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     NODE_EXTRA_CA_CERTS: caFile,
     SYNC_INTERVAL_MS: '2000',
     STOP_JOBS_ON_EXIT: 'true',
-  }, 4);
-  stoppers.push({ name: 'node-agent', stop: () => agent.stop() });
+    NETWORK_ISOLATION: isolation,
+    // A registry of your own on this machine (docker-registry on 127.0.0.1) may serve the stack's jobs.
+    ALLOW_PRIVATE_REGISTRIES: process.env.ALLOW_PRIVATE_REGISTRIES ?? '127.0.0.1,localhost',
+  }, 4, undefined, { detached: true });
+  // Draining: every job stopped (grace period), reported and removed.
+  stoppers.push({ name: 'node-agent', stop: () => agent.stop(120_000) });
   const node = await waitForNode(gateway, adminKey);
   step(`node ${node} online in "${DEMO_MARKET}", ingress http://127.0.0.1:${ingressPort}`);
   const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Parameters<typeof postExample>[2];
   const job = await postExample(gateway, state.userKey, definition, (text) => step(text));
-  // Stopped before the node, so the node removes its containers on the way out.
-  stoppers.push({ name: 'example job', stop: () => stopJob(gateway, state.userKey, job.address) });
   return { ...job, userKey: state.userKey };
+}
+
+/**
+ * Job networks are isolated with iptables, which needs root. A developer
+ * running the stack as a member of the docker group gets a node without
+ * isolation, said out loud; NETWORK_ISOLATION=true makes the node refuse
+ * instead.
+ */
+function networkIsolationSetting(): string {
+  if (process.env.NETWORK_ISOLATION) return process.env.NETWORK_ISOLATION;
+  if (process.getuid?.() === 0) return 'true';
+  step('not root: the demo node runs jobs WITHOUT network isolation (they can reach this machine and its LAN); run as root to isolate them');
+  return 'false';
 }
 
 function printSummary(gateway: string, httpPort: number, caFile: string, example?: { url: string; link: string; userKey: string }): void {
@@ -154,7 +177,9 @@ async function shutdown(code: number): Promise<void> {
   if (stopping) return;
   stopping = true;
   step('stopping');
-  for (const item of stoppers.reverse()) {
+  const ordered = [...stoppers].sort((a, b) => STOP_ORDER.indexOf(a.name) - STOP_ORDER.indexOf(b.name));
+  for (const item of ordered) {
+    step(`stopping ${item.name}`);
     await item.stop().catch((err: unknown) => step(`${item.name} did not stop cleanly: ${(err as Error).message}`));
   }
   step('stopped');

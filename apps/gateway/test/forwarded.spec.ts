@@ -33,7 +33,7 @@ describe('who the client is, as the gateway tells the services', () => {
   const logger = createLogger({ service: 'gateway', level: 'silent' });
 
   const gatewayWith = async (trusted: string, pageViewsPerMinute = 0): Promise<string> => {
-    const pages = createPages({ deploymentManagerUrl: upstream.url, hostManagerUrl: upstream.url, internalToken: 'internal-token-for-forwarded-tests', logger });
+    const pages = createPages({ deploymentManagerUrl: upstream.url, hostManagerUrl: upstream.url, clientManagerUrl: upstream.url, internalToken: 'internal-token-for-forwarded-tests', logger });
     const pageLimit = new RateLimiter(redis, `pages-test-${process.pid}-${opened.length}`, { limit: pageViewsPerMinute, windowSeconds: 60 }, logger);
     const gateway = createGateway({ logger, redis, document, upstreams: { 'client-manager': upstream.url }, upstreamTimeoutMs: 2000, trustedProxies: parseCidrList(trusted), pages, pageLimit });
     const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });

@@ -37,7 +37,7 @@ export class NodeAgent {
     const docker = parts.docker ?? createDocker(config.DOCKER_SOCKET);
     await assertEngine(docker, config.DOCKER_SOCKET);
     const gpus = await detectGpus(docker, config.NODE_GPUS);
-    const isolation = await networkIsolation(config.NETWORK_ISOLATION, config.NETWORK_ISOLATION_ALLOW, logger);
+    const isolation = await networkIsolation({ enabled: config.NETWORK_ISOLATION, allow: config.NETWORK_ISOLATION_ALLOW, command: config.IPTABLES }, logger);
     const executor = new Executor({
       docker,
       logger,

@@ -13,6 +13,7 @@ const flag = (fallback: 'true' | 'false') =>
 /** Docker names allow these; the node id goes into labels and object names. */
 const NODE_ID = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
+const CIDR = /^\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?$/;
 /** A comma-separated list; empty entries dropped. */
 const list = () =>
   z
@@ -41,7 +42,9 @@ const schema = z.object({
   /** Keep job networks off the host, the LAN, private and link-local addresses (iptables); false: turned off (development only). */
   NETWORK_ISOLATION: flag('true'),
   /** IPv4 ranges (CIDR) job networks may reach despite isolation, e.g. an internal package mirror. */
-  NETWORK_ISOLATION_ALLOW: list(),
+  NETWORK_ISOLATION_ALLOW: list().refine((l) => l.every((c) => CIDR.test(c)), 'IPv4 ranges such as 10.1.2.0/24, separated by commas'),
+  /** The iptables command matching the one dockerd uses (iptables, iptables-legacy, iptables-nft). */
+  IPTABLES: z.string().min(1).default('iptables'),
   /** Registries on loopback, private or link-local addresses that jobs may pull from: `host`, `host:port` or `*`. */
   ALLOW_PRIVATE_REGISTRIES: list(),
   /** Container creates and starts at once, over all jobs: a large group must not starve the node's API and ingress. */

@@ -7,7 +7,7 @@ describe('what error bodies never carry', () => {
     t = await startApp((app) => {
       // What tsoa does with whatever an auth hook throws: tags it 401.
       app.get('/overflow', (_req, _res, next) => next(Object.assign(new RangeError('Maximum call stack size exceeded'), { status: 401 })));
-      app.get('/upstream', (_req, _res, next) => next(new ServiceUnavailableError('host-manager is unavailable; try again shortly', undefined, 'status 500 resolving market "x"')));
+      app.get('/upstream', (_req, _res, next) => next(new ServiceUnavailableError('host-manager is unavailable; try again shortly', undefined, { detail: 'status 500 resolving market "x"' })));
       app.get('/many', (_req, _res, next) => next(new ValidationError('bad', Array.from({ length: 5000 }, (_, i) => ({ path: `/items/${i}/${'k'.repeat(2000)}`, message: 'm'.repeat(5000) })))));
     });
   });

@@ -1,5 +1,5 @@
 import type { Issue } from './types';
-import type { NormalizedJobDefinition } from './normalized-types';
+import type { NormalizedJobDefinition, NormalizedOp } from './normalized-types';
 import { findLiterals, replaceLiterals, wholeLiteral, type LiteralRef } from './literals';
 import { normalizeOp } from './normalize';
 import { childPath, hasOwn, isObject, setMember } from './pointer';
@@ -45,6 +45,19 @@ export function resolveLiterals(definition: NormalizedJobDefinition, context: Li
   });
   if (issues.length > 0) throw new LiteralResolutionError(issues);
   return { ...definition, ops };
+}
+
+/**
+ * One op of the definition with its literals resolved: what starting one op
+ * needs (resolving every op at each start costs O(ops²) over a large group).
+ */
+export function resolveOpLiterals(definition: NormalizedJobDefinition, index: number, context: LiteralContext): NormalizedOp {
+  const values = valueSource(definition, context);
+  const issues: Issue[] = [];
+  const op = definition.ops[index];
+  const args = expand(op.args, values, issues, `/ops/${index}/args`);
+  if (issues.length > 0) throw new LiteralResolutionError(issues);
+  return normalizeOp({ ...op, args } as unknown as Record<string, unknown>);
 }
 
 /** The literals still present in any value (an op, its args, a whole definition). */

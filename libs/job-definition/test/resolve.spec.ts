@@ -1,4 +1,4 @@
-import { LiteralResolutionError, normalize, resolveLiterals, unresolvedLiterals, type JobDefinition, type NormalizedRunOp } from '../src';
+import { LiteralResolutionError, normalize, resolveLiterals, resolveOpLiterals, unresolvedLiterals, type JobDefinition, type NormalizedRunOp } from '../src';
 import { job, loadExample, run } from './helpers';
 
 const literalsExample = () => normalize(loadExample<JobDefinition>('nosana-cli__job-examples__job-literals.json'));
@@ -10,6 +10,15 @@ const setterResults = {
   entrypoint: [],
   resources_json: '[{"type": "Ollama", "model": "gpt-oss:20b"}]',
 };
+
+describe('resolveOpLiterals', () => {
+  it('resolves one op exactly as resolveLiterals resolves it within the whole definition', () => {
+    const definition = literalsExample();
+    const context = { host: 'h', job: 'job1', results: { 'literal-setter': setterResults } };
+    const all = resolveLiterals(definition, context);
+    definition.ops.forEach((_, i) => expect(resolveOpLiterals(definition, i, context)).toEqual(all.ops[i]));
+  });
+});
 
 describe('resolveLiterals', () => {
   it('resolves node-time globals and leaves results that do not exist yet', () => {

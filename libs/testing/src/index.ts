@@ -20,5 +20,5 @@ export { STACK_SERVICES } from './stack/services';
 export { BUSYBOX_IMAGE, ensureBusyboxImage, imageExists } from './images/busybox';
 export { startRegistry, type TestRegistry } from './images/registry';
 export { ensureLocalTls, OPENSSL_INSTALL_HINT, type LocalTls, type LocalTlsOptions } from './tls';
-export { startTsProcess, type ManagedProcess } from './stack/process';
+export { startTsProcess, type ManagedProcess, type TsProcessOptions } from './stack/process';
 export { localHttpsDispatcher, localhostLookup, trustLocalCa } from './local-https';

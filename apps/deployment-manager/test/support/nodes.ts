@@ -64,9 +64,10 @@ const AGENT_ENTRY = resolve(__dirname, '../../../node-agent/src/main.ts');
  * cannot import another app (module boundaries), and a process also runs
  * main.ts's composition. Short timings so tests take seconds.
  */
-export async function startAgent(opts: { controlPlaneUrl: string; market: string; joinToken: string; node?: SignedNode; env?: Record<string, string> }): Promise<AgentProcess> {
+export async function startAgent(opts: { controlPlaneUrl: string; market: string; joinToken: string; node?: SignedNode; nodeId?: string; env?: Record<string, string> }): Promise<AgentProcess> {
   const node = opts.node ?? new SignedNode();
-  const nodeId = `t-dm-${randomBytes(3).toString('hex')}`;
+  // A restarted agent keeps its predecessor's node id to adopt its jobs.
+  const nodeId = opts.nodeId ?? `t-dm-${randomBytes(3).toString('hex')}`;
   const lines: string[] = [];
   const env = {
     ...process.env,

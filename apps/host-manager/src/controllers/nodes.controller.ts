@@ -70,8 +70,10 @@ export class NodesController {
    * now). It stays listed, as DISABLED, until enabled or removed.
    * @summary Disable a node
    * @param node The node's address.
+   * @maxLength node 100
    */
   @Post('{node}/disable')
+  @Response<ErrorBody>(404, 'No node with this address')
   @Security('bearerAuth', ['nodes:manage'])
   public disableNode(@Path() node: string, @Body() body?: NodeControlRequest): Promise<NodeControlResponse> {
     return this.control.disable(node, body?.reason);
@@ -81,8 +83,10 @@ export class NodesController {
    * Lets a disabled node register, heartbeat and claim jobs again.
    * @summary Enable a node
    * @param node The node's address.
+   * @maxLength node 100
    */
   @Post('{node}/enable')
+  @Response<ErrorBody>(404, 'No node with this address')
   @Security('bearerAuth', ['nodes:manage'])
   public enableNode(@Path() node: string): Promise<NodeControlResponse> {
     return this.control.enable(node);
@@ -94,8 +98,10 @@ export class NodesController {
    * to keep it out, or disable it instead.
    * @summary Remove a node
    * @param node The node's address.
+   * @maxLength node 100
    */
   @Post('{node}/remove')
+  @Response<ErrorBody>(404, 'No node with this address')
   @Security('bearerAuth', ['nodes:manage'])
   public removeNode(@Path() node: string, @Body() body?: NodeControlRequest): Promise<NodeControlResponse> {
     return this.control.remove(node, body?.reason);

@@ -34,6 +34,11 @@ const models: TsoaRoute.Models = {
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["ONLINE"]},{"dataType":"enum","enums":["OFFLINE"]}],"validators":{}},
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeState": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["ACTIVE"]},{"dataType":"enum","enums":["DISABLED"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "NodeGpu": {
         "dataType": "refObject",
         "properties": {
@@ -60,6 +65,8 @@ const models: TsoaRoute.Models = {
             "market": {"dataType":"string","required":true},
             "marketName": {"dataType":"string","required":true},
             "status": {"ref":"NodeStatus","required":true},
+            "state": {"ref":"NodeState","required":true},
+            "capacity": {"dataType":"double","required":true},
             "specs": {"ref":"NodeSpecs","required":true},
             "domain": {"dataType":"string","required":true},
             "ingressUrl": {"dataType":"string","required":true},
@@ -110,6 +117,7 @@ const models: TsoaRoute.Models = {
             "specs": {"ref":"NodeSpecs","required":true},
             "domain": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":253},"pattern":{"value":"^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"}}},
             "ingressUrl": {"dataType":"string","required":true,"validators":{"maxLength":{"value":2048},"pattern":{"value":"^https?://[^\\s/?#]+(?:/[^\\s?#]*)?$"}}},
+            "capacity": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":1000}}},
         },
         "additionalProperties": false,
     },
@@ -123,6 +131,49 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeControlResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "address": {"dataType":"string","required":true},
+            "state": {"dataType":"union","subSchemas":[{"ref":"NodeState"},{"dataType":"enum","enums":["REMOVED"]}],"required":true},
+            "stoppedJobs": {"dataType":"array","array":{"dataType":"string"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeControlRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "reason": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketJobLimits": {
+        "dataType": "refObject",
+        "properties": {
+            "maxOps": {"dataType":"integer","required":true,"validators":{"minimum":{"value":1},"maximum":{"value":1000}}},
+            "maxVolumes": {"dataType":"integer","required":true,"validators":{"minimum":{"value":0},"maximum":{"value":1000}}},
+            "cpusPerContainer": {"dataType":"double","required":true,"validators":{"minimum":{"value":0.01},"maximum":{"value":4096}}},
+            "cpusPerJob": {"dataType":"double","required":true,"validators":{"minimum":{"value":0.01},"maximum":{"value":65536}}},
+            "memoryBytesPerContainer": {"dataType":"long","required":true,"validators":{"minimum":{"value":8388608}}},
+            "memoryBytesPerJob": {"dataType":"long","required":true,"validators":{"minimum":{"value":8388608}}},
+            "pidsPerContainer": {"dataType":"integer","required":true,"validators":{"minimum":{"value":16},"maximum":{"value":4194304}}},
+            "pidsPerJob": {"dataType":"integer","required":true,"validators":{"minimum":{"value":16},"maximum":{"value":4194304}}},
+            "diskBytesPerContainer": {"dataType":"long","required":true,"validators":{"minimum":{"value":104857600}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketContainerPolicy": {
+        "dataType": "refObject",
+        "properties": {
+            "user": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true,"validators":{"pattern":{"value":"^[0-9]{1,10}(?::[0-9]{1,10})?$"}}},
+            "readOnlyRootFilesystem": {"dataType":"boolean","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "CreateMarketResponse": {
         "dataType": "refObject",
         "properties": {
@@ -132,9 +183,36 @@ const models: TsoaRoute.Models = {
             "gpuRequired": {"dataType":"boolean","required":true},
             "defaultDurationSeconds": {"dataType":"double","required":true},
             "maxDurationSeconds": {"dataType":"double","required":true},
+            "jobLimits": {"ref":"MarketJobLimits","required":true},
+            "containerPolicy": {"ref":"MarketContainerPolicy","required":true},
             "createdAt": {"dataType":"string","required":true},
             "updatedAt": {"dataType":"string","required":true},
             "joinToken": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketJobLimitsUpdate": {
+        "dataType": "refObject",
+        "properties": {
+            "maxOps": {"dataType":"integer","validators":{"minimum":{"value":1},"maximum":{"value":1000}}},
+            "maxVolumes": {"dataType":"integer","validators":{"minimum":{"value":0},"maximum":{"value":1000}}},
+            "cpusPerContainer": {"dataType":"double","validators":{"minimum":{"value":0.01},"maximum":{"value":4096}}},
+            "cpusPerJob": {"dataType":"double","validators":{"minimum":{"value":0.01},"maximum":{"value":65536}}},
+            "memoryBytesPerContainer": {"dataType":"long","validators":{"minimum":{"value":8388608}}},
+            "memoryBytesPerJob": {"dataType":"long","validators":{"minimum":{"value":8388608}}},
+            "pidsPerContainer": {"dataType":"integer","validators":{"minimum":{"value":16},"maximum":{"value":4194304}}},
+            "pidsPerJob": {"dataType":"integer","validators":{"minimum":{"value":16},"maximum":{"value":4194304}}},
+            "diskBytesPerContainer": {"dataType":"long","validators":{"minimum":{"value":104857600}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketContainerPolicyUpdate": {
+        "dataType": "refObject",
+        "properties": {
+            "user": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"pattern":{"value":"^[0-9]{1,10}(?::[0-9]{1,10})?$"}}},
+            "readOnlyRootFilesystem": {"dataType":"boolean"},
         },
         "additionalProperties": false,
     },
@@ -147,6 +225,8 @@ const models: TsoaRoute.Models = {
             "gpuRequired": {"dataType":"boolean"},
             "defaultDurationSeconds": {"dataType":"integer","validators":{"minimum":{"value":60},"maximum":{"value":2592000}}},
             "maxDurationSeconds": {"dataType":"integer","validators":{"minimum":{"value":60},"maximum":{"value":2592000}}},
+            "jobLimits": {"ref":"MarketJobLimitsUpdate"},
+            "containerPolicy": {"ref":"MarketContainerPolicyUpdate"},
         },
         "additionalProperties": false,
     },
@@ -160,6 +240,8 @@ const models: TsoaRoute.Models = {
             "gpuRequired": {"dataType":"boolean","required":true},
             "defaultDurationSeconds": {"dataType":"double","required":true},
             "maxDurationSeconds": {"dataType":"double","required":true},
+            "jobLimits": {"ref":"MarketJobLimits","required":true},
+            "containerPolicy": {"ref":"MarketContainerPolicy","required":true},
             "createdAt": {"dataType":"string","required":true},
             "updatedAt": {"dataType":"string","required":true},
         },
@@ -174,6 +256,8 @@ const models: TsoaRoute.Models = {
             "gpuRequired": {"dataType":"boolean"},
             "defaultDurationSeconds": {"dataType":"integer","validators":{"minimum":{"value":60},"maximum":{"value":2592000}}},
             "maxDurationSeconds": {"dataType":"integer","validators":{"minimum":{"value":60},"maximum":{"value":2592000}}},
+            "jobLimits": {"ref":"MarketJobLimitsUpdate"},
+            "containerPolicy": {"ref":"MarketContainerPolicyUpdate"},
         },
         "additionalProperties": false,
     },
@@ -183,6 +267,15 @@ const models: TsoaRoute.Models = {
         "properties": {
             "address": {"dataType":"string","required":true},
             "joinToken": {"dataType":"string","required":true},
+            "revokedNodes": {"dataType":"array","array":{"dataType":"string"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "RotateJoinTokenRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "revokeNodes": {"dataType":"boolean"},
         },
         "additionalProperties": false,
     },
@@ -571,6 +664,116 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsNodesController_disableNode: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
+                body: {"in":"body","name":"body","ref":"NodeControlRequest"},
+        };
+        app.post('/nodes/:node/disable',
+            authenticateMiddleware([{"bearerAuth":["nodes:manage"]}]),
+            ...(fetchMiddlewares<RequestHandler>(NodesController)),
+            ...(fetchMiddlewares<RequestHandler>(NodesController.prototype.disableNode)),
+
+            async function NodesController_disableNode(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsNodesController_disableNode, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<NodesController>(NodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'disableNode',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsNodesController_enableNode: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
+        };
+        app.post('/nodes/:node/enable',
+            authenticateMiddleware([{"bearerAuth":["nodes:manage"]}]),
+            ...(fetchMiddlewares<RequestHandler>(NodesController)),
+            ...(fetchMiddlewares<RequestHandler>(NodesController.prototype.enableNode)),
+
+            async function NodesController_enableNode(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsNodesController_enableNode, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<NodesController>(NodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'enableNode',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsNodesController_removeNode: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
+                body: {"in":"body","name":"body","ref":"NodeControlRequest"},
+        };
+        app.post('/nodes/:node/remove',
+            authenticateMiddleware([{"bearerAuth":["nodes:manage"]}]),
+            ...(fetchMiddlewares<RequestHandler>(NodesController)),
+            ...(fetchMiddlewares<RequestHandler>(NodesController.prototype.removeNode)),
+
+            async function NodesController_removeNode(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsNodesController_removeNode, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<NodesController>(NodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'removeNode',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_createMarket: Record<string, TsoaRoute.ParameterSchema> = {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateMarketRequest"},
         };
@@ -646,6 +849,7 @@ export function RegisterRoutes(app: Router) {
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_rotateJoinToken: Record<string, TsoaRoute.ParameterSchema> = {
                 market: {"in":"path","name":"market","required":true,"dataType":"string","validators":{"maxLength":{"value":200}}},
+                body: {"in":"body","name":"body","ref":"RotateJoinTokenRequest"},
         };
         app.post('/markets/:market/rotate-join-token',
             authenticateMiddleware([{"bearerAuth":["nodes:manage"]}]),

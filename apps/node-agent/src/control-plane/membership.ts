@@ -97,6 +97,7 @@ export class Membership {
   private async beat(): Promise<boolean> {
     try {
       await this.client.post<NodeHeartbeatResponse>('/nodes/heartbeat', {}, { signal: this.stopping.signal });
+      this.markRegistered(); // host-manager knew the node (registered before the control plane went away): it is present again
       return true;
     } catch (err) {
       if (err instanceof ControlPlaneError && err.status === 404) return this.register().then(() => true, () => false);

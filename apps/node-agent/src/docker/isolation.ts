@@ -31,20 +31,20 @@ export interface NetworkIsolation {
 
 const CHAINS = ['INPUT', 'DOCKER-USER'];
 
-async function iptables(args: string[]): Promise<boolean> {
+async function iptables(command: string, args: string[]): Promise<boolean> {
   try {
-    await exec('iptables', ['-w', '5', ...args]);
+    await exec(command, ['-w', '5', ...args]);
     return true;
   } catch {
     return false;
   }
 }
 
-/** The host's own IPv4 subnets (its LAN), besides the private ranges. */
+/** The host's own IPv4 subnets outside the private ranges (a LAN on public or documentation addresses). */
 export function hostSubnets(): string[] {
   const out = new Set<string>();
   for (const addresses of Object.values(os.networkInterfaces())) {
-    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal && a.cidr) out.add(networkOf(a.cidr));
+    for (const a of addresses ?? []) if (a.family === 'IPv4' && !a.internal && a.cidr && !isPrivateAddress(a.address)) out.add(networkOf(a.cidr));
   }
   return [...out];
 }
@@ -82,10 +82,10 @@ async function rulesOf(docker: Docker, network: string, job: string, allow: stri
 }
 
 /** The job's rules as `iptables -S` prints them, turned into delete commands. */
-async function taggedRules(job: string): Promise<string[][]> {
+async function taggedRules(command: string, job: string): Promise<string[][]> {
   const out: string[][] = [];
   for (const chain of CHAINS) {
-    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
+    const { stdout } = await exec(command, ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
     for (const line of stdout.split('\n')) {
       if (line.startsWith('-A ') && line.includes(`ocg-job-${job} `)) out.push(['-D', ...line.slice(3).trim().split(/\s+/)]);
     }
@@ -93,18 +93,18 @@ async function taggedRules(job: string): Promise<string[][]> {
   return out;
 }
 
-function rules(allow: string[]): NetworkIsolation {
+function rules(command: string, allow: string[]): NetworkIsolation {
   return {
     async isolate(docker, network, job) {
       const specs = await rulesOf(docker, network, job, allow);
       if (!specs) throw new Error(`cannot isolate the job network ${network}: it does not exist`);
       for (const [chain, ...spec] of specs) {
-        if (await iptables(['-C', chain, ...spec])) continue;
-        if (!(await iptables(['-I', chain, ...spec]))) throw new Error(`cannot isolate the job network: iptables refused a rule in ${chain}`);
+        if (await iptables(command, ['-C', chain, ...spec])) continue;
+        if (!(await iptables(command, ['-I', chain, ...spec]))) throw new Error(`cannot isolate the job network: iptables refused a rule in ${chain}`);
       }
     },
     async release(_docker, _network, job) {
-      for (const args of await taggedRules(job)) await iptables(args);
+      for (const args of await taggedRules(command, job)) await iptables(command, args);
     },
   };
 }
@@ -113,14 +113,23 @@ function rules(allow: string[]): NetworkIsolation {
  * `true` (the default): isolate, or refuse to start when iptables cannot be
  * used here; `false`: the operator turned isolation off (development only).
  */
-export async function networkIsolation(mode: boolean, allow: string[], logger: Logger): Promise<NetworkIsolation | undefined> {
+export interface IsolationSettings {
+  enabled: boolean;
+  /** Ranges let through despite isolation. */
+  allow: string[];
+  /** The iptables command Docker uses here (iptables, iptables-legacy, iptables-nft). */
+  command: string;
+}
+
+export async function networkIsolation(settings: IsolationSettings, logger: Logger): Promise<NetworkIsolation | undefined> {
+  const { enabled: mode, allow, command } = settings;
   if (!mode) {
     logger.warn('NETWORK_ISOLATION=false: job networks can reach this host, its LAN and link-local addresses');
     return undefined;
   }
-  if (await iptables(['-S', 'DOCKER-USER'])) return rules(allow);
+  if (await iptables(command, ['-S', 'DOCKER-USER'])) return rules(command, allow);
   throw new Error(
-    'job networks cannot be isolated: iptables with the DOCKER-USER chain is not usable here (the agent must run as root next to dockerd); ' +
+    `job networks cannot be isolated: ${command} with the DOCKER-USER chain is not usable here (the agent must run as root next to dockerd); ` +
       'set NETWORK_ISOLATION=false to run jobs without isolation (development only)',
   );
 }

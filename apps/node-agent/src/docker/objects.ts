@@ -26,6 +26,7 @@ export async function ensureJobNetwork(docker: Docker, node: string, job: string
     await docker.createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true });
   } catch (err) {
     if (statusOf(err) !== 409) throw new Error(`could not create the job network: ${engineMessage(err)}`);
+    await assertOurs(docker.getNetwork(name).inspect(), node, `network ${name}`);
   }
   return name;
 }
@@ -66,14 +67,31 @@ const unbounded: Limiter = { all: (items, work) => Promise.all(items.map(work)) 
  */
 export async function removeJobObjects(docker: Docker, node: string, job: string, limiter: Limiter = unbounded): Promise<void> {
   const filters = labelFilter(node, { [LABEL.job]: job });
+  const errors: string[] = [];
+  // Each removal goes ahead whatever the others do: a volume still in use must not keep the network.
+  const attempt = (work: Promise<unknown>) => ignoreMissing(work).catch((err: unknown) => void errors.push(engineMessage(err)));
   const containers = await docker.listContainers({ all: true, filters });
-  await limiter.all(containers, (c) => ignoreMissing(docker.getContainer(c.Id).remove({ force: true, v: true })));
+  await limiter.all(containers, (c) => attempt(docker.getContainer(c.Id).remove({ force: true, v: true })));
   const { Volumes } = await docker.listVolumes({ filters });
   const isNote = (v: { Labels: Record<string, string> | null }) => v.Labels?.[LABEL.kind] === 'note';
-  await limiter.all((Volumes ?? []).filter((v) => !isNote(v)), (v) => ignoreMissing(docker.getVolume(v.Name).remove()));
+  await limiter.all((Volumes ?? []).filter((v) => !isNote(v)), (v) => attempt(docker.getVolume(v.Name).remove()));
   const networks = await docker.listNetworks({ filters });
-  await Promise.all(networks.map((n) => ignoreMissing(docker.getNetwork(n.Id).remove())));
+  await Promise.all(networks.map((n) => attempt(docker.getNetwork(n.Id).remove())));
+  if (errors.length > 0) throw new Error(`${errors.length} objects of job ${job} could not be removed: ${errors[0]}`);
   await limiter.all((Volumes ?? []).filter(isNote), (v) => ignoreMissing(docker.getVolume(v.Name).remove()));
+}
+
+/**
+ * Jobs of this node with objects in the engine but no job network: what a
+ * cleanup interrupted by an agent restart left (the network carries the job,
+ * so without it no agent would ever adopt or remove them).
+ */
+export async function orphanedJobs(docker: Docker, node: string): Promise<string[]> {
+  const filters = labelFilter(node);
+  const [containers, { Volumes }, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters }), docker.listNetworks({ filters })]);
+  const withNetwork = new Set(networks.map((n) => n.Labels?.[LABEL.job]));
+  const jobs = [...containers.map((c) => c.Labels?.[LABEL.job]), ...(Volumes ?? []).map((v) => v.Labels?.[LABEL.job])];
+  return [...new Set(jobs.filter((j): j is string => !!j && !withNetwork.has(j)))];
 }
 
 /** How many containers, networks and volumes of the job are in the engine. */
@@ -81,6 +99,13 @@ export async function countJobObjects(docker: Docker, node: string, job: string)
   const filters = labelFilter(node, { [LABEL.job]: job });
   const [containers, { Volumes }, networks] = await Promise.all([docker.listContainers({ all: true, filters }), docker.listVolumes({ filters }), docker.listNetworks({ filters })]);
   return containers.length + (Volumes ?? []).length + networks.length;
+}
+
+/** An object of that name exists: it must be this agent's, never another agent's on the same engine. */
+export async function assertOurs(inspected: Promise<{ Labels?: Record<string, string> | null; Config?: { Labels?: Record<string, string> } }>, node: string, what: string): Promise<void> {
+  const info = await inspected;
+  const labels = info.Labels ?? info.Config?.Labels ?? {};
+  if (labels[LABEL.node] !== node) throw new Error(`${what} belongs to another node agent on this engine (${labels[LABEL.node] ?? 'not an agent object'})`);
 }
 
 export async function ignoreMissing(work: Promise<unknown>): Promise<void> {

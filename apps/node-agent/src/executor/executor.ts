@@ -15,6 +15,7 @@ import { findEndpoint, jobResults, jobStatus, opStatus } from './job-view';
 import type { LogBuffer } from './log-buffer';
 import type { OpRunner } from './op-runner';
 import { findJobs } from './restore';
+import { orphanedJobs } from '../docker/objects';
 import type { JobAssignment, JobResults, JobStatus, JobSummary, OpStatus } from './types';
 
 export interface ExecutorOptions {
@@ -75,6 +76,8 @@ export class Executor implements JobSink {
     await this.events.start();
     const { jobs, unreadable } = await findJobs(this.opts.docker, this.opts.node);
     for (const network of unreadable) this.opts.logger.error({ network }, 'a job network without a readable definition: left as it is');
+    // A cleanup the previous agent did not finish: nothing would ever adopt these.
+    for (const job of await orphanedJobs(this.opts.docker, this.opts.node)) void this.cleaner.clean(job);
     for (const restored of jobs) {
       const runner = this.runner(restored.assignment, restored.startedAt);
       await runner.adopt(restored);

@@ -1,7 +1,7 @@
 import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
-import { planStages, resolveLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
+import { planStages, resolveOpLiterals, unresolvedLiterals, type NormalizedOp, type StagePlan } from '@ocg/job-definition';
 import type { Reporter } from '../seam';
 import { encodeBlob, names } from '../docker/labels';
 import { ensureJobNetwork, writeNote } from '../docker/objects';
@@ -55,6 +55,8 @@ export class JobRunner {
   private detached = false;
   /** Aborted the moment the job ends: every start still waiting or pulling is cancelled. */
   private readonly cancel = new AbortController();
+  /** The job network is this agent's (made or adopted): only then are its rules ours to remove. */
+  private ownsNetwork = false;
 
   constructor(
     readonly assignment: JobAssignment,
@@ -74,7 +76,7 @@ export class JobRunner {
       job: this.job,
       network: names.network(this.job),
       logger: this.logger,
-      onChange: () => this.changed(),
+      onChange: (op) => this.changed(op),
       record: (op, intent) => this.recordStop(op, intent),
       jobSignal: this.cancel.signal,
     };
@@ -94,8 +96,10 @@ export class JobRunner {
     const { docker, node } = this.deps;
     const definition = encodeBlob(this.assignment.definition);
     const network = await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
+    this.ownsNetwork = true;
     await this.deps.isolation?.isolate(docker, network, this.job);
     this.deps.reporter.jobStarted(this.job, false);
+    for (const op of this.ops) this.tracker.mark(op); // every op's first state, pending ones included
     this.refuseUnrunnable();
     this.armDeadline();
     this.scheduleTick();
@@ -116,9 +120,11 @@ export class JobRunner {
       if (!found && intent) op.end(intent.state, intent.reason);
     }
     this.reached = reachedStage(this.plan, this.views());
+    this.ownsNetwork = true;
     // A reboot or a firewall reload may have flushed the rules while the agent was away.
     await this.deps.isolation?.isolate(this.deps.docker, names.network(this.job), this.job);
     this.deps.reporter.jobStarted(this.job, true);
+    for (const op of this.ops) this.tracker.mark(op);
     if (restored.ended) {
       void this.end(restored.ended.state, restored.ended.reason);
       return;
@@ -201,7 +207,7 @@ export class JobRunner {
     try {
       const results = Object.fromEntries(this.ops.map((o) => [o.id, o.results.forLiterals()]));
       const context = { job: this.job, host: `${this.job}.${this.deps.domain}`, node: this.deps.nodeAddress, results };
-      resolved = resolveLiterals(this.assignment.definition, context).ops[op.plan.opIndex];
+      resolved = resolveOpLiterals(this.assignment.definition, op.plan.opIndex, context);
     } catch (err) {
       op.end('failed', `its literals could not be resolved: ${(err as Error).message}`);
       return;
@@ -228,10 +234,11 @@ export class JobRunner {
     await Promise.all(this.ops.map((op) => (op.terminal ? undefined : op.stop({ state: 'stopped', reason: why }))));
     await Promise.all(this.ops.map((op) => op.settled()));
     this.endedAt = new Date();
+    this.tracker.flush(); // op changes go out before the summary
     const summary: JobSummary = { ...jobStatus(this, this.deps.domain), results: jobResults(this) };
     await this.report(summary);
     for (const op of this.ops) op.dispose();
-    await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
+    if (this.ownsNetwork) await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
     await this.deps.cleaner.clean(this.job);
     this.logger.info({ state }, 'job ended and cleaned up');
     this.deps.onEnded(this, summary);
@@ -259,9 +266,9 @@ export class JobRunner {
     this.deadlineTimer.unref();
   }
 
-  private changed(): void {
+  private changed(op: OpRunner): void {
     if (this.detached) return;
-    this.tracker.report();
+    this.tracker.mark(op);
     this.scheduleTick();
   }
 

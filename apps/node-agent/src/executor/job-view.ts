@@ -112,13 +112,35 @@ export class ChangeTracker {
     private readonly domain: string,
   ) {}
 
-  report(): void {
-    for (const op of this.runner.ops) {
-      const status = opStatus(this.runner, op, this.domain);
-      const { endpoints, ...rest } = status;
-      if (this.changed(this.ops, op.id, rest)) this.safely(() => this.reporter.opChanged(this.runner.job, status));
-      for (const e of endpoints) if (this.changed(this.endpoints, `${op.id}:${e.port}`, e)) this.safely(() => this.reporter.endpointChanged(this.runner.job, op.id, e));
-    }
+  private readonly dirty = new Set<OpRunner>();
+  private queued = false;
+
+  /**
+   * Reports what changed about `op`, once per turn of the event loop: a
+   * 300-op group changes hundreds of times in a burst (every start, every
+   * stop at its end), and comparing every op on every change would block the
+   * node's API for seconds.
+   */
+  mark(op: OpRunner): void {
+    this.dirty.add(op);
+    if (this.queued) return;
+    this.queued = true;
+    setImmediate(() => this.flush());
+  }
+
+  /** Reports every marked op now (before the job's summary goes out). */
+  flush(): void {
+    this.queued = false;
+    const ops = [...this.dirty];
+    this.dirty.clear();
+    for (const op of ops) this.reportOp(op);
+  }
+
+  private reportOp(op: OpRunner): void {
+    const status = opStatus(this.runner, op, this.domain);
+    const { endpoints, ...rest } = status;
+    if (this.changed(this.ops, op.id, rest)) this.safely(() => this.reporter.opChanged(this.runner.job, status));
+    for (const e of endpoints) if (this.changed(this.endpoints, `${op.id}:${e.port}`, e)) this.safely(() => this.reporter.endpointChanged(this.runner.job, op.id, e));
   }
 
   /** A reporter that throws must not stop the job's state machine. */

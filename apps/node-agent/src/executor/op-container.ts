@@ -3,6 +3,7 @@ import type { ExposeType, HealthCheck, NormalizedOp, NormalizedRunOp } from '@oc
 import { statusOf } from '../docker/client';
 import { containerSpec, type ContainerSpecInput } from '../docker/container-spec';
 import { LABEL } from '../docker/labels';
+import { assertOurs } from '../docker/objects';
 
 /** An exposed port as the op runs it. */
 export interface OpPort {
@@ -39,6 +40,7 @@ export async function createOpContainer(docker: Docker, input: ContainerSpecInpu
     return await docker.createContainer(spec);
   } catch (err) {
     if (statusOf(err) !== 409 || !spec.name) throw err;
+    await assertOurs(docker.getContainer(spec.name).inspect(), input.node, `container ${spec.name}`);
     await docker.getContainer(spec.name).remove({ force: true });
     return docker.createContainer(spec);
   }

@@ -1,6 +1,8 @@
 /** A real agent over the real engine, with short timings, for the specs. */
+import { execFile } from 'node:child_process';
 import type { JobContainerLimits } from '@ocg/contracts';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
@@ -16,6 +18,8 @@ import { RecordingReporter } from './recorder';
 
 export { BUSYBOX_IMAGE };
 
+const exec = promisify(execFile);
+
 export const TEST_ENV = {
   API_PORT: '0',
   INGRESS_PORT: '0',
@@ -30,7 +34,7 @@ export const TEST_ENV = {
   HEALTH_FAILURES_TO_OFFLINE: '1',
   FINISHED_JOB_RETENTION_SECONDS: '300',
   /** The tests' registry listens on 127.0.0.1. */
-  ALLOW_PRIVATE_REGISTRIES: '127.0.0.1',
+  ALLOW_PRIVATE_REGISTRIES: '127.0.0.1,localhost',
 };
 
 export interface TestAgent {
@@ -140,7 +144,21 @@ export async function removeEverything(docker: Docker, node: string): Promise<vo
   const filters = labelFilter(node);
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters })) {
+    const job = n.Labels?.[LABEL.job];
+    if (job) await dropJobRules(job);
+    await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  }
+}
+
+/** The iptables rules of a job whose network a failed spec left (the agent removes them with the network). */
+async function dropJobRules(job: string): Promise<void> {
+  for (const chain of ['INPUT', 'DOCKER-USER']) {
+    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
+    for (const line of stdout.split('\n')) {
+      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
+    }
+  }
 }
 
 /** The node API header the CLI makes: `ocg-node-api:<node>:<job>`, timed. */

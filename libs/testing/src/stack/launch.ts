@@ -28,6 +28,8 @@ export interface LaunchOptions {
   onUnexpectedExit?: (name: string, code: number | null) => void;
   /** Where service log lines go (default: stdout). */
   onLine?: (line: string) => void;
+  /** Each service in its own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order. */
+  detached?: boolean;
 }
 
 export interface LaunchedStack {
@@ -72,7 +74,7 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         ...opts.serviceEnv?.[service.name],
       };
       const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
-      const proc = startTsProcess(service.name, resolve(root, service.entry), defined, index, opts.onLine);
+      const proc = startTsProcess(service.name, resolve(root, service.entry), defined, index, opts.onLine, { detached: opts.detached });
       processes.set(service.name, proc);
       void proc.exited.then((code) => {
         if (!stopping) opts.onUnexpectedExit?.(service.name, code);

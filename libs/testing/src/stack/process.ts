@@ -26,9 +26,26 @@ export interface ManagedProcess {
   stop(graceMs?: number): Promise<void>;
 }
 
+export interface TsProcessOptions {
+  /**
+   * Its own process group: signals sent to the caller's group (Ctrl-C in a
+   * terminal) do not reach it, so the caller decides when and in which order
+   * its children stop.
+   */
+  detached?: boolean;
+}
+
 /** Starts a TypeScript entry under tsx, prefixing its output with its name. */
-export function startTsProcess(name: string, entry: string, env: Record<string, string>, index: number, onLine: (line: string) => void = console.log): ManagedProcess {
+export function startTsProcess(
+  name: string,
+  entry: string,
+  env: Record<string, string>,
+  index: number,
+  onLine: (line: string) => void = console.log,
+  opts: TsProcessOptions = {},
+): ManagedProcess {
   const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+    detached: opts.detached ?? false,
     // The root tsconfig covers every app (paths, decorators) whatever the caller's working directory.
     env: { TSX_TSCONFIG_PATH: ROOT_TSCONFIG, ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,138 @@
+/**
+ * Stopping the local stack stops its jobs: Ctrl-C (SIGINT to every process of
+ * the terminal's group, twice, as an impatient user does) drains the node
+ * first, so nothing of its jobs is left in Docker, each job is STOPPED and
+ * billed, and the next start brings the demo node up again.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import Docker from 'dockerode';
+import { fetch as tlsFetch } from 'undici';
+import { createApiClient, type ApiClient } from '@ocg/api-client';
+import { localHttpsDispatcher, testDatabase, testRedis, waitFor } from '@ocg/testing';
+
+const root = resolve(__dirname, '../..');
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+
+interface Stack {
+  child: ChildProcess;
+  lines: string[];
+  exited: Promise<number | null>;
+}
+
+/** The stack as a terminal runs it: the leader of its own process group. */
+function startStack(env: Record<string, string>): Stack {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tools/stack/main.ts')], {
+    env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  const lines: string[] = [];
+  for (const s of [child.stdout!, child.stderr!]) createInterface({ input: s }).on('line', (l) => lines.push(l));
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  return { child, lines, exited };
+}
+
+async function ready(stack: Stack): Promise<void> {
+  let gone = false;
+  void stack.exited.then(() => (gone = true));
+  await waitFor(
+    () => {
+      if (gone) throw new Error(`the stack exited:\n${stack.lines.slice(-30).join('\n')}`);
+      return stack.lines.some((l) => l.includes('Its service:')) || undefined;
+    },
+    { timeoutMs: 280_000, intervalMs: 500, what: 'the stack to post its example job' },
+  );
+}
+
+/** Ctrl-C in the terminal: SIGINT to the whole group, and again a moment later. */
+async function ctrlC(stack: Stack): Promise<number | null> {
+  process.kill(-stack.child.pid!, 'SIGINT');
+  await new Promise((r) => setTimeout(r, 300));
+  if (stack.child.exitCode === null) process.kill(-stack.child.pid!, 'SIGINT');
+  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the stack did not stop:\n${stack.lines.slice(-30).join('\n')}`)), 180_000).unref());
+  return Promise.race([stack.exited, timeout]);
+}
+
+async function nodeObjects(node: string): Promise<string[]> {
+  const filters = JSON.stringify({ label: [`ocg.node=${node}`] });
+  const containers = await docker.listContainers({ all: true, filters });
+  const networks = await docker.listNetworks({ filters });
+  const { Volumes } = await docker.listVolumes({ filters });
+  return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`), ...(Volumes ?? []).map((v) => `volume ${v.Name}`)];
+}
+
+describe('stopping the local stack', () => {
+  let dataDir: string;
+  let dropDb: () => Promise<void>;
+  let env: Record<string, string>;
+  const stacks: Stack[] = [];
+  let node: string | undefined;
+
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), 'ocg-e2e-stack-stop-'));
+    const db = await testDatabase();
+    dropDb = db.drop;
+    const redis = await testRedis();
+    env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
+  });
+
+  afterAll(async () => {
+    for (const s of stacks) if (s.child.exitCode === null && s.child.signalCode === null) await ctrlC(s).catch(() => undefined);
+    if (node) {
+      const filters = JSON.stringify({ label: [`ocg.node=${node}`] });
+      for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+      for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+      for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+    }
+    await dropDb?.();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The demo user's client on this stack's gateway, trusting the stack's CA. */
+  function demoUser(stack: Stack): ApiClient {
+    const gateway = stack.lines.find((l) => l.includes('Gateway:'))!.match(/https:\/\/\S+/)![0];
+    const dispatcher = localHttpsDispatcher(join(dataDir, 'tls', 'ca.crt'));
+    const clientFetch = async (input: string | URL | Request): Promise<Response> => {
+      const req = input instanceof Request ? input : new Request(input);
+      return (await tlsFetch(req.url, { method: req.method, headers: [...req.headers], body: req.body ? await req.text() : undefined, dispatcher })) as unknown as Response;
+    };
+    return createApiClient({ baseUrl: gateway, apiKey: JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).userKey, fetch: clientFetch });
+  }
+
+  it('drains the node on Ctrl-C: nothing left in Docker, the job STOPPED and billed, and the next start brings the node up', async () => {
+    const first = startStack(env);
+    stacks.push(first);
+    await ready(first);
+    node = first.lines.find((l) => /stack: node \S+ online/.test(l))!.match(/node (\S+) online/)![1];
+    let user = demoUser(first);
+    const definition = { version: '0.1' as const, type: 'container' as const, ops: [{ type: 'container/run' as const, id: 'work', args: { image: 'ocg/busybox:local', cmd: ['sleep', '3600'] } }] };
+    const posted = await user.POST('/jobs', { body: { definition, market: 'local-cpu', durationSeconds: 600 } });
+    const job = posted.data!.address;
+    const status = async () => (await user.GET('/jobs/{job}', { params: { path: { job } } })).data;
+    await waitFor(async () => ((await status())?.status === 'RUNNING' ? true : undefined), { timeoutMs: 60_000, what: 'the job to run' });
+    await waitFor(async () => (await nodeObjects(node!)).some((o) => o.startsWith('container')) || undefined, { timeoutMs: 30_000, what: 'its container' });
+
+    const code = await ctrlC(first);
+    if (code !== 0) throw new Error(`the stack exited with ${code}:\n${first.lines.slice(-40).join('\n')}`);
+    expect(first.lines.join('\n')).not.toContain('second signal: exiting now');
+    expect(await nodeObjects(node)).toEqual([]);
+
+    const second = startStack(env);
+    stacks.push(second);
+    await ready(second);
+    user = demoUser(second); // free ports: the gateway moved
+    expect(second.lines.some((l) => l.includes(`node ${node} online`))).toBe(true);
+    const ended = (await status())!;
+    expect(ended).toMatchObject({ status: 'STOPPED', settlement: 'settled' });
+    const ran = Math.ceil((Date.parse(ended.finishedAt!) - Date.parse(ended.startedAt!)) / 1000);
+    expect(ended.billedSeconds).toBe(ran);
+    expect(ended.cost).toBeGreaterThan(0);
+
+    expect(await ctrlC(second)).toBe(0);
+    expect(await nodeObjects(node)).toEqual([]);
+  }, 600_000);
+});

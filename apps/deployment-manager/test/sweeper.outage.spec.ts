@@ -26,7 +26,7 @@ describe('the sweeper after a Postgres outage', () => {
     postgres = await startEphemeralPostgres();
     db = await createDataSource({ url: postgres.url, schema: 'deployment_manager', entities: [], migrations });
     redis = createRedis((await testRedis()).url, { onError: () => undefined });
-    const settings = { ...loadConfig({ DATABASE_URL: postgres.url, REDIS_URL: 'redis://127.0.0.1:1' }), CLAIM_ACK_SECONDS: LEASE_SECONDS };
+    const settings = { ...loadConfig({ DATABASE_URL: postgres.url, REDIS_URL: 'redis://127.0.0.1:1', DEVELOPMENT_MACHINE: 'true' }), CLAIM_ACK_SECONDS: LEASE_SECONDS };
     services = composeServices({ logger: createLogger({ service: 'sweeper-outage', level: 'silent' }), db, redis, settings });
   }, 60_000);
 

@@ -56,7 +56,7 @@ export class HttpError extends Error {
   /** Field errors found beyond those in `errors` (see {@link MAX_FIELD_ERRORS}). */
   moreErrors = 0;
   /** What went wrong inside, for the log line only: never sent to the client (the request id finds it). */
-  detail?: string;
+  internalDetail?: string;
 
   constructor(status: number, code: ErrorCode, message: string, errors?: FieldError[]) {
     super(message);
@@ -161,7 +161,7 @@ export class ServiceUnavailableError extends HttpError {
   constructor(message: string, errors?: FieldError[], opts: { detail?: string; retryAfterSeconds?: number } = {}) {
     super(503, ErrorCodes.SERVICE_UNAVAILABLE, message, errors);
     this.name = 'ServiceUnavailableError';
-    this.detail = opts.detail;
+    this.internalDetail = opts.detail;
     this.headers = { 'Retry-After': String(Math.max(1, Math.ceil(opts.retryAfterSeconds ?? RETRY_UNAVAILABLE_AFTER_SECONDS))) };
   }
 }

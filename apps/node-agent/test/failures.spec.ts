@@ -1,4 +1,5 @@
 /** Every way an op cannot run ends as a failed op with a clear reason, never a hung job. */
+import { markerName } from '../src/docker/private-images';
 import { startTestRegistry, type TestRegistry } from './support/images';
 import { BUSYBOX_IMAGE, definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, startTestAgent, type TestAgent } from './support/harness';
 
@@ -17,6 +18,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close();
   await registry?.stop();
+  // Pulling the private image with credentials marked its repository private, engine-wide: the test made it.
+  await t.docker.getVolume(markerName(privateImage)).remove().catch(() => undefined);
   const left = await leftovers(t.docker, node);
   await removeEverything(t.docker, node);
   expect(left).toEqual([]);

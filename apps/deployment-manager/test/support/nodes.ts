@@ -1,13 +1,16 @@
 /** Nodes for tests: simulated ones that sign real requests, and a real node-agent process. */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { createSigner, signNodeRequest, type WalletSigner } from '@ocg/auth';
 import { freePort, launchServices, type LaunchedStack } from '@ocg/testing';
 import { NODE_DOMAIN } from './deployment-manager';
 import { call, type Managers, type Reply } from './managers';
+
+const exec = promisify(execFile);
 
 export const cpuSpecs = { cpus: 4, memoryBytes: 8 * 2 ** 30, gpus: [] };
 
@@ -122,5 +125,19 @@ async function removeNodeObjects(nodeId: string): Promise<void> {
   const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
   for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters })) {
+    const job = n.Labels?.['ocg.job'];
+    if (job) await dropJobRules(job); // the agent removes them with the network; a test that stopped it first must too
+    await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  }
+}
+
+/** The iptables rules the agent made for a job network (tagged with the job). */
+async function dropJobRules(job: string): Promise<void> {
+  for (const chain of ['INPUT', 'DOCKER-USER']) {
+    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
+    for (const line of stdout.split('\n')) {
+      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
+    }
+  }
 }

@@ -76,7 +76,7 @@ export async function removeJobObjects(docker: Docker, node: string, job: string
   const isNote = (v: { Labels: Record<string, string> | null }) => v.Labels?.[LABEL.kind] === 'note';
   await limiter.all((Volumes ?? []).filter((v) => !isNote(v)), (v) => attempt(docker.getVolume(v.Name).remove()));
   const networks = await docker.listNetworks({ filters });
-  await Promise.all(networks.map((n) => attempt(docker.getNetwork(n.Id).remove())));
+  await Promise.all(networks.map((n) => attempt(removeNetwork(docker, n.Id))));
   if (errors.length > 0) throw new Error(`${errors.length} objects of job ${job} could not be removed: ${errors[0]}`);
   await limiter.all((Volumes ?? []).filter(isNote), (v) => ignoreMissing(docker.getVolume(v.Name).remove()));
 }
@@ -92,6 +92,29 @@ export async function orphanedJobs(docker: Docker, node: string): Promise<string
   const withNetwork = new Set(networks.map((n) => n.Labels?.[LABEL.job]));
   const jobs = [...containers.map((c) => c.Labels?.[LABEL.job]), ...(Volumes ?? []).map((v) => v.Labels?.[LABEL.job])];
   return [...new Set(jobs.filter((j): j is string => !!j && !withNetwork.has(j)))];
+}
+
+/**
+ * A loaded engine can keep an endpoint of a container already removed ("has
+ * active endpoints"): the job's network is ours alone, so what is still
+ * attached to it is disconnected by force and the removal tried again.
+ */
+async function removeNetwork(docker: Docker, id: string): Promise<void> {
+  const network = docker.getNetwork(id);
+  try {
+    await network.remove();
+  } catch (err) {
+    if (statusOf(err) === 404) return;
+    const info = (await network.inspect()) as { Containers?: Record<string, { Name?: string }> };
+    // A stale endpoint is listed under an `ep-…` key; the engine finds it by the container name it had.
+    const attached = Object.entries(info.Containers ?? {}).map(([key, c]) => (key.startsWith('ep-') && c.Name ? c.Name : key));
+    for (const container of attached) await network.disconnect({ Container: container, Force: true }).catch(() => undefined);
+    try {
+      await network.remove();
+    } catch (again) {
+      throw new Error(`${engineMessage(again)} (attached: ${JSON.stringify(info.Containers ?? {})})`);
+    }
+  }
 }
 
 /** How many containers, networks and volumes of the job are in the engine. */

@@ -231,6 +231,7 @@ export class JobRunner {
     for (const op of this.ops) op.markEnding({ state: 'stopped', reason: why });
     this.cancel.abort();
     await this.note({ kind: 'job-ended', state, reason, at: Date.now() });
+    for (const op of this.ops) await op.leaveNetwork(); // one at a time (see OpRunner.leaveNetwork)
     await Promise.all(this.ops.map((op) => (op.terminal ? undefined : op.stop({ state: 'stopped', reason: why }))));
     await Promise.all(this.ops.map((op) => op.settled()));
     this.endedAt = new Date();

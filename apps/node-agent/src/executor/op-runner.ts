@@ -144,6 +144,22 @@ export class OpRunner {
     if (!this.terminal) this.intent ??= intent;
   }
 
+  /**
+   * Takes the running container off the job network (the job is ending): it
+   * can no longer talk to anything, and its exit no longer touches the
+   * network. Done one container at a time by the caller: Docker 20.10 can
+   * leak a network's endpoint count when many containers of one network exit
+   * at once, and such a network cannot be removed until dockerd restarts.
+   */
+  async leaveNetwork(): Promise<void> {
+    await this.starting?.catch(() => undefined);
+    if (!this.containerId || this.terminal) return;
+    await this.ctx.docker
+      .getNetwork(this.ctx.network)
+      .disconnect({ Container: this.containerId, Force: true })
+      .catch(() => undefined);
+  }
+
   /** Ends the op: SIGTERM, a grace period, SIGKILL. The intent decides the final state. */
   async stop(intent: StopIntent): Promise<void> {
     if (this.terminal) return;

@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { ControllerRegistry, buildServiceApp, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
-import { pingRedis } from '@ocg/redis';
+import { pingRedis, RateLimiter } from '@ocg/redis';
 import { RegisterRoutes } from './generated/routes';
 import { masterKeyOf, type ClientManagerConfig } from './config';
 import { AccessTokenVerifier } from './auth/access-tokens';
@@ -24,7 +24,6 @@ import { systemClock, type Clock } from './services/clock';
 import { CreditsService } from './services/credits.service';
 import { insufficientBalanceHandler } from './services/insufficient-balance';
 import { LastUsedTracker } from './services/last-used';
-import { RateLimiter } from './services/rate-limiter';
 import { ScopeService } from './services/scope.service';
 import { Secrets } from './services/secrets';
 import { SessionService } from './services/session.service';
@@ -48,7 +47,7 @@ export type ClientManagerServices = ReturnType<typeof composeServices>;
 export function composeServices({ logger, db, redis, config, clock = systemClock }: ClientManagerDeps) {
   const secrets = new Secrets(masterKeyOf(config));
   const cache = new ApiKeyCache(redis, config.API_KEY_CACHE_TTL_SECONDS, logger);
-  const limiter = new RateLimiter(redis, logger);
+  const perMinute = (scope: string, limit: number) => new RateLimiter(redis, scope, { limit, windowSeconds: 60 }, logger);
   const signers = new WalletSigners(db, secrets);
   const validator = new ApiKeyValidator(db, cache, new LastUsedTracker(db, redis, clock, logger), clock);
   const keys = new ApiKeyService(db, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
@@ -59,9 +58,9 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
     keys,
     internal,
     authenticator: new Authenticator(validator, new AccessTokenVerifier(config), users, internal),
-    sessions: new SessionService(db, keys, signers, limiter, { ttlSeconds: config.SESSION_TTL_SECONDS, loginsPerMinute: config.RATE_LIMIT_LOGIN_PER_MINUTE }, clock),
+    sessions: new SessionService(db, keys, signers, perMinute('login', config.RATE_LIMIT_LOGIN_PER_MINUTE), { ttlSeconds: config.SESSION_TTL_SECONDS }, clock),
     signing: new SigningService(signers, clock),
-    validation: new ValidationService(validator, limiter, config.RATE_LIMIT_VALIDATE_PER_MINUTE),
+    validation: new ValidationService(validator, perMinute('validate-api-key', config.RATE_LIMIT_VALIDATE_PER_MINUTE)),
     credits: new CreditsService(db),
   };
 }

@@ -117,7 +117,7 @@ async function main(): Promise<void> {
     ports,
     logLevel: 'warn',
     env: { MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
-    serviceEnv: { 'deployment-manager': { CLIENT_MANAGER_URL: `http://127.0.0.1:${ports['client-manager']}`, HOST_MANAGER_URL: `http://127.0.0.1:${ports['host-manager']}` } },
+    serviceEnv: { 'deployment-manager': { JOB_POSTS_PER_MINUTE: '0', CLIENT_MANAGER_URL: `http://127.0.0.1:${ports['client-manager']}`, HOST_MANAGER_URL: `http://127.0.0.1:${ports['host-manager']}` } },
     onLine: () => undefined,
   });
   try {

@@ -20,6 +20,10 @@ const fields = z.object({
   UPLOAD_RETENTION_SECONDS: positiveInt(7 * 86_400),
   /** How often unused uploads are collected. */
   UPLOAD_COLLECT_INTERVAL_MS: positiveInt(60_000),
+  /** Job posts per user and minute (429 beyond; retries under one Idempotency-Key are free); 0: no limit. */
+  JOB_POSTS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  /** Content uploads per user and minute (429 beyond); 0: no limit. */
+  UPLOADS_PER_MINUTE: z.coerce.number().int().min(0).default(60),
   /** Validates API keys and keeps the credits ledger (holds, settlements). */
   CLIENT_MANAGER_URL: z.url().default('http://127.0.0.1:8081'),
   /** Resolves markets (GET /internal/markets/{market}). */

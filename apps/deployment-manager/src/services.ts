@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import type { Logger } from '@ocg/http';
+import { RateLimiter } from '@ocg/redis';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
 import { CasService } from './cas/cas.service';
@@ -44,7 +45,9 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const credits = new CreditsClient(clientManager);
   const markets = new MarketsClient(hostManager, s.MARKET_CACHE_TTL_MS);
   const seal = new ContentSeal(masterKeyOf(s));
-  const cas = new CasService(db, { maxBytes: s.MAX_CONTENT_BYTES, maxUploadsPerUser: s.MAX_UPLOADS_PER_USER, maxUploadBytesPerUser: s.MAX_UPLOAD_BYTES_PER_USER }, seal);
+  const perMinute = (scope: string, limit: number) => new RateLimiter(redis, scope, { limit, windowSeconds: 60 }, logger);
+  const casLimits = { maxBytes: s.MAX_CONTENT_BYTES, maxUploadsPerUser: s.MAX_UPLOADS_PER_USER, maxUploadBytesPerUser: s.MAX_UPLOAD_BYTES_PER_USER };
+  const cas = new CasService(db, casLimits, seal, perMinute('uploads', s.UPLOADS_PER_MINUTE));
   const jobs = new JobRepository(db, seal);
   const holds = new HoldRepository(db);
   const events = new JobEvents(redis, logger);
@@ -65,7 +68,7 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     query,
     settlement,
     waker,
-    posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker }),
+    posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
     control: new JobControlService({ db, jobs, holds, credits, settlement, query, events, extendRequests }),
     nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
     sweeper: new Sweeper(

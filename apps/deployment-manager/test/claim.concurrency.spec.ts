@@ -12,7 +12,8 @@ describe('claiming jobs', () => {
 
   beforeAll(async () => {
     m = await startManagers();
-    dm = await startDeploymentManager(m);
+    // 61 posts by one user within a minute: more than the default per-user limit.
+    dm = await startDeploymentManager(m, { JOB_POSTS_PER_MINUTE: 0 });
     market = await m.createMarket({ pricePerSecond: 1 });
     user = await m.newUser(100_000_000);
     for (let i = 0; i < 20; i++) nodes.push(new SignedNode());

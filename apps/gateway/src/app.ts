@@ -12,7 +12,7 @@ import { serveDocs } from './docs';
 import type { Ingress } from './ingress';
 import type { Pages } from './pages';
 import { forwardedOf } from './forwarded';
-import type { RateLimiter } from './rate-limits';
+import type { RateLimiter } from '@ocg/redis';
 import { servePageLimited } from './page-limit';
 
 export interface GatewayOptions {

@@ -8,7 +8,7 @@ import { redirectToHttps } from './redirect';
 import { createIngress } from './ingress';
 import { IngressResolver } from './ingress/resolver';
 import { createPages } from './pages';
-import { RateLimiter } from './rate-limits';
+import { RateLimiter } from '@ocg/redis';
 
 runMain('gateway', async () => {
   const config = loadConfig();

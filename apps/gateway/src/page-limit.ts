@@ -1,6 +1,6 @@
 import type http from 'node:http';
 import type { PageRequest, Pages } from './pages';
-import type { RateLimiter } from './rate-limits';
+import type { RateLimiter } from '@ocg/redis';
 import { sendError } from './respond';
 
 /**

@@ -10,7 +10,7 @@ import { createLogger, listen, parseCidrList, type RunningServer } from '@ocg/ht
 import { testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { createPages } from '../src/pages';
-import { RateLimiter } from '../src/rate-limits';
+import { RateLimiter } from '@ocg/redis';
 
 const document = { paths: { '/echo': { get: { 'x-service': 'client-manager' } }, '/jobs/{job}': { get: { 'x-service': 'client-manager' } } } };
 

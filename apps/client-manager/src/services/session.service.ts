@@ -9,7 +9,7 @@ import type { ApiKeyService } from './api-key.service';
 import type { Clock } from './clock';
 import { iso } from './clock';
 import { clearedSessionCookie, sessionCookie, sessionHandleFrom } from './cookies';
-import type { RateLimiter } from './rate-limiter';
+import type { RateLimiter } from '@ocg/redis';
 import { toUserRecord } from './records';
 import type { RequestContext } from './request-context';
 import { verifyPassword } from './passwords';
@@ -30,7 +30,6 @@ export const SESSION_AUTH_MESSAGE = 'ocg-session';
 
 export interface SessionSettings {
   ttlSeconds: number;
-  loginsPerMinute: number;
 }
 
 export interface WithCookie<T> {
@@ -44,13 +43,14 @@ export class SessionService {
     private readonly db: DataSource,
     private readonly keys: ApiKeyService,
     private readonly signers: WalletSigners,
-    private readonly limiter: RateLimiter,
+    /** Login attempts per client address. */
+    private readonly loginLimit: RateLimiter,
     private readonly settings: SessionSettings,
     private readonly clock: Clock,
   ) {}
 
   async login(req: LoginRequest, ctx: RequestContext): Promise<WithCookie<LoginResponse>> {
-    await this.limiter.check('login', ctx.client, this.settings.loginsPerMinute);
+    await this.loginLimit.enforce(ctx.client, `login requests from ${ctx.client}`);
     const user = await this.db.getRepository(UserEntity).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email: req.email }).getOne();
     if (!(await verifyPassword(user?.passwordHash, req.password)) || !user) throw new UnauthorizedError('Email or password is incorrect');
     const handle = randomId('ses');

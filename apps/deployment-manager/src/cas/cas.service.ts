@@ -1,6 +1,7 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { UploadContentRequest, UploadContentResponse } from '@ocg/contracts';
 import { NotFoundError, PayloadTooLargeError, QuotaExceededError, ValidationError } from '@ocg/http';
+import type { RateLimiter } from '@ocg/redis';
 import { cidOf, isRawSha256Cid } from './cid';
 import type { ContentSeal } from './content-seal';
 
@@ -35,9 +36,12 @@ export class CasService {
     private readonly db: DataSource,
     private readonly limits: CasLimits,
     private readonly seal: ContentSeal,
+    /** Uploads per user: each is hashed, sealed and stored. */
+    private readonly uploadLimit: RateLimiter,
   ) {}
 
   async upload(userId: string, req: UploadContentRequest): Promise<UploadContentResponse> {
+    await this.uploadLimit.enforce(userId, `uploads from user ${userId}`);
     const bytes = decode(req);
     const cid = await this.db.transaction(async (m) => {
       // One upload per user at a time: the quota check and the insert must not interleave.

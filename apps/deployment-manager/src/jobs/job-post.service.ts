@@ -4,6 +4,7 @@ import type { DataSource } from 'typeorm';
 import type { CreditHoldRecord, JobRecord, MarketRecord, PostJobRequest } from '@ocg/contracts';
 import { canonicalJson } from '@ocg/auth';
 import { ConflictError, ServiceUnavailableError } from '@ocg/http';
+import type { RateLimiter } from '@ocg/redis';
 import type { CasService } from '../cas/cas.service';
 import type { CreditsClient } from '../clients/credits.client';
 import type { MarketsClient } from '../clients/markets.client';
@@ -27,6 +28,8 @@ export interface JobPostDeps {
   definitions: DefinitionLoader;
   query: JobQueryService;
   waker: MarketWaker;
+  /** Posts per user: a post costs a validation, a market lookup, a hold and rows. */
+  postLimit: RateLimiter;
 }
 
 interface Priced {
@@ -49,6 +52,7 @@ export class JobPostService {
     // A retry of a post that succeeded answers its job even if the market has changed since.
     const done = idempotencyKey === undefined ? undefined : await this.d.requests.earlier(caller.userId, idempotencyKey, requestHash(body));
     if (done && (await this.d.jobs.find(done))) return this.d.query.view(done);
+    await this.d.postLimit.enforce(caller.userId, `job posts from user ${caller.userId}`);
     const priced = await this.price(caller, body);
     const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
     if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);

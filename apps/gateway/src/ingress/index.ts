@@ -7,7 +7,7 @@ import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import { createAddressPolicy, createWsProxy, forward, guardedLookup, guardUpgradeSocket, INTERNAL_HEADER_PREFIX, refuseUpgrade, urlRefusal, type AddressPolicy, type Forwarded } from '@ocg/http';
 import { forwardedOf } from '../forwarded';
-import type { RateLimiter } from '../rate-limits';
+import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
 import { parseIngressHost } from './host';
 import { isNodeApiRoute } from './node-routes';

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
-import type { Logger } from 'pino';
-import { hitRateLimit, redisKeys } from '@ocg/redis';
+import { TooManyRequestsError } from '@ocg/http';
+import { redisKeys } from './keys';
+import { hitRateLimit } from './rate-limit';
 
 export interface RateLimitRule {
   /** Requests allowed per window and client; 0 turns the limit off. */
@@ -15,17 +16,17 @@ export type LimitDecision = { allowed: true } | { allowed: false; retryAfterSeco
 const REDIS_BUDGET_MS = 250;
 
 /**
- * Per-client fixed-window limits in Redis (shared by every gateway
- * instance, `hitRateLimit` as in the services). Abuse protection only:
- * when Redis is down or slow the request goes ahead, since serving jobs
- * must not depend on Redis.
+ * Per-client fixed-window limits in Redis, shared by every instance of every
+ * service (`hitRateLimit`). Abuse protection, not accounting: when Redis is
+ * down or slow the request goes ahead, since serving must not depend on
+ * Redis. `client` is whatever the limit is per: an address, a user id.
  */
 export class RateLimiter {
   constructor(
     private readonly redis: Redis,
     private readonly scope: string,
     private readonly rule: RateLimitRule,
-    private readonly logger: Logger,
+    private readonly logger: { debug(obj: object, msg: string): void },
   ) {}
 
   async check(client: string): Promise<LimitDecision> {
@@ -33,7 +34,8 @@ export class RateLimiter {
     let timer: NodeJS.Timeout | undefined;
     const budget = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), REDIS_BUDGET_MS)));
     try {
-      const result = await Promise.race([hitRateLimit(this.redis, redisKeys.rateLimit(this.scope, client), this.rule.limit, this.rule.windowSeconds), budget]);
+      const key = redisKeys.rateLimit(this.scope, client.replace(/\s/g, '_'));
+      const result = await Promise.race([hitRateLimit(this.redis, key, this.rule.limit, this.rule.windowSeconds), budget]);
       if (!result || result.allowed) return { allowed: true };
       return { allowed: false, retryAfterSeconds: result.retryAfterSeconds };
     } catch (err) {
@@ -42,5 +44,13 @@ export class RateLimiter {
     } finally {
       clearTimeout(timer);
     }
+  }
+
+  /** Throws a 429 (`Retry-After`) over the limit; `what` completes "Too many ...", e.g. `job posts from user u_1`. */
+  async enforce(client: string, what: string): Promise<void> {
+    const decision = await this.check(client);
+    if (decision.allowed) return;
+    const per = this.rule.windowSeconds === 60 ? 'a minute' : `per ${this.rule.windowSeconds} s`;
+    throw new TooManyRequestsError(`Too many ${what}: at most ${this.rule.limit} ${per}; retry in ${decision.retryAfterSeconds} s`, decision.retryAfterSeconds);
   }
 }

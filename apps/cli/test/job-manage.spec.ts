@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { nodeApiMessage, verifyAuthHeader } from '@ocg/auth';
 import { resolve } from 'node:path';
 import { ocg } from './support/cli';
+import { lossyRelay } from './support/lossy-relay';
 import { FakeNode } from './support/node';
 import { NODE_DOMAIN, call, startStack, type TestStack, type TestUser } from './support/stack';
 
@@ -98,6 +99,22 @@ describe('job stop and extend', () => {
     const json = JSON.parse((await ocg('job', 'extend', address, '--minutes', '1', '--json', ...as(user))).out);
     expect(json).toMatchObject({ address, durationSeconds: 720, totalPrice: 72_000 });
     await call(stack.gateway, 'POST', `/jobs/${address}/stop`, user.key);
+  });
+
+  it('extends once when the answer is lost and the call is sent again with the same Idempotency-Key', async () => {
+    const relay = await lossyRelay(stack.gateway, 'POST', /^\/jobs\/\w+\/extend$/);
+    try {
+      const user = await stack.newUser(CREDITS);
+      const { address } = await postJob(user, 60);
+      const run = await ocg('job', 'extend', address, '--minutes', '5', '--json', '--gateway', relay.url, '--api-key', user.key);
+      expect(JSON.parse(run.out)).toMatchObject({ address, durationSeconds: 360 });
+      expect(relay.keys).toHaveLength(2);
+      expect(relay.keys[0]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(relay.keys[1]).toBe(relay.keys[0]);
+      await call(stack.gateway, 'POST', `/jobs/${address}/stop`, user.key);
+    } finally {
+      relay.close();
+    }
   });
 
   it('stops a job: STOPPED by the poster, billed for the seconds run', async () => {

@@ -5,13 +5,13 @@
  * the node's ingress, reached with --connect-to and trusted with --ca.
  */
 import { readFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ensureLocalTls, freePort } from '@ocg/testing';
 import { ocg, type Run } from './support/cli';
+import { lossyRelay } from './support/lossy-relay';
 import { FakeNode } from './support/node';
 import { NODE_DOMAIN, call, startStack, type TestStack, type TestUser } from './support/stack';
 
@@ -137,19 +137,16 @@ describe('job post', () => {
   });
 
   it('posts one job when the answer to the post is lost and the call is sent again with the same Idempotency-Key', async () => {
-    const keys: string[] = [];
-    const proxy = http.createServer((req, res) => void relay(req, res, keys));
-    await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
+    const relay = await lossyRelay(stack.gateway, 'POST', /^\/jobs$/);
     try {
       const user = await stack.newUser(CREDITS);
-      const via = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-      const run = await ocg('job', 'post', '--file', nginx, '--market', idle, '--json', ...quick, '--gateway', via, '--api-key', user.key);
+      const run = await ocg('job', 'post', '--file', nginx, '--market', idle, '--json', ...quick, '--gateway', relay.url, '--api-key', user.key);
       expect(JSON.parse(run.out)).toMatchObject({ status: 'QUEUED' });
-      expect(keys).toHaveLength(2);
-      expect(keys[1]).toBe(keys[0]);
+      expect(relay.keys).toHaveLength(2);
+      expect(relay.keys[1]).toBe(relay.keys[0]);
       expect(await jobsOf(user)).toHaveLength(1);
     } finally {
-      proxy.close();
+      relay.close();
     }
   });
 
@@ -228,17 +225,6 @@ describe('job post to a market with a node', () => {
     }
   });
 });
-
-/** Forwards to the gateway, but drops the connection instead of the first answer to POST /jobs (after the job was made). */
-async function relay(req: http.IncomingMessage, res: http.ServerResponse, postKeys: string[]): Promise<void> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of req) chunks.push(chunk as Buffer);
-  const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
-  const upstream = await fetch(`${stack.gateway}${req.url}`, { method: req.method, headers, body: chunks.length ? Buffer.concat(chunks) : undefined });
-  const body = Buffer.from(await upstream.arrayBuffer());
-  if (req.method === 'POST' && req.url === '/jobs' && postKeys.push(String(req.headers['idempotency-key'])) === 1) return void req.socket.destroy();
-  res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(body);
-}
 
 async function waitForJobs(user: TestUser): Promise<{ address: string }[]> {
   for (let i = 0; i < 100; i++) {

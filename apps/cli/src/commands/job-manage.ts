@@ -1,7 +1,8 @@
 /** `ocg job get|stop|extend|list|node-header`: a posted job, its result, its money and time, its node API header. */
+import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
 import type { JobSummaryRecord, ListJobsResponse } from '@ocg/contracts';
-import { answer, gatewayFrom, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
+import { answer, answerRetrying, gatewayFrom, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
 import { JOB_LIST_HEADER, describeJob, jobRow, type JobResult } from '../job-view';
 import { nodeApiHeader } from '../node-header';
 import { CliError, credits, duration, fields, localTime, print, printJson, table, wholeNumber } from '../output';
@@ -65,7 +66,9 @@ async function stopJob(address: string, options: JsonOption): Promise<void> {
 async function extendJob(address: string, options: JsonOption & { minutes: string }): Promise<void> {
   const seconds = wholeNumber('--minutes', options.minutes, 1) * 60;
   const gateway = gatewayFrom(options);
-  const job = await answer(gateway, () => gateway.client.POST('/jobs/{job}/extend', { params: { path: { job: address } }, body: { seconds } }));
+  // One Idempotency-Key per invocation: a retry after a lost answer extends once, not twice.
+  const key = randomUUID();
+  const job = await answerRetrying(gateway, () => gateway.client.POST('/jobs/{job}/extend', { params: { path: { job: address }, header: { 'Idempotency-Key': key } }, body: { seconds } }));
   if (options.json) return printJson(job);
   print(
     fields([

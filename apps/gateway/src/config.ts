@@ -1,18 +1,6 @@
 import { z } from 'zod';
-import { env, parseCidrList, parseConfig } from '@ocg/http';
+import { env, parseConfig } from '@ocg/http';
 
-const flag = () => z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1');
-const cidrs = () =>
-  z
-    .string()
-    .default('')
-    .superRefine((text, ctx) => {
-      try {
-        parseCidrList(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      }
-    });
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
 const schema = z.object({
@@ -39,13 +27,13 @@ const schema = z.object({
   /** How long "no such job or node" and failed lookups are remembered (at most one lookup per host per this). */
   INGRESS_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(1000),
   /** Let node ingress URLs lead to loopback, private, link-local and reserved addresses (the local stack, tests). */
-  ALLOW_PRIVATE_INGRESS: flag(),
+  ALLOW_PRIVATE_INGRESS: env.flag(),
   /** Ranges node ingress URLs may lead to although private (an operator's own node network), e.g. `10.20.0.0/16`. */
-  INGRESS_ALLOW_CIDRS: cidrs(),
+  INGRESS_ALLOW_CIDRS: env.cidrs(),
   /** PEM file of CA certificates trusted for https:// node ingress URLs, besides the system's. */
   INGRESS_CA_FILE: z.string().min(1).optional(),
   /** Load balancers and proxies in front of the gateway whose X-Forwarded-For/-Proto/-Host are believed (CIDR list). Default: none. */
-  TRUSTED_PROXIES: cidrs(),
+  TRUSTED_PROXIES: env.cidrs(),
   /** Per client address and minute: lookups of job and node hosts the gateway does not know yet (0: no limit). */
   INGRESS_LOOKUPS_PER_MINUTE: rate(60),
   /** Per client address and minute: job and market page views (0: no limit). */

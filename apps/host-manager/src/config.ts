@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseCidrList, parseConfig, serviceConfigShape } from '@ocg/http';
+import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
 const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -23,18 +23,9 @@ const schema = z.object({
   /** How old a node's signed request may be. */
   NODE_SIGNATURE_MAX_AGE_SECONDS: positiveInt(300),
   /** Accept node ingress URLs on loopback, private, link-local and reserved addresses (the local stack, tests). */
-  ALLOW_PRIVATE_INGRESS: z.enum(['true', 'false', '1', '0', '']).default('false').transform((v) => v === 'true' || v === '1'),
+  ALLOW_PRIVATE_INGRESS: env.flag(),
   /** Private ranges node ingress URLs may use anyway (an operator's own node network), e.g. `10.20.0.0/16`. */
-  INGRESS_ALLOW_CIDRS: z
-    .string()
-    .default('')
-    .superRefine((text, ctx) => {
-      try {
-        parseCidrList(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-      }
-    }),
+  INGRESS_ALLOW_CIDRS: env.cidrs(),
   /** How long an apply waits for another apply to finish before answering 409. */
   BENCHMARK_APPLY_LOCK_TIMEOUT_MS: positiveInt(30_000),
 });

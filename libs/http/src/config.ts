@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseCidrList } from './address-policy';
 
 /** Thrown when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -46,6 +47,18 @@ export const env = {
       .enum(['true', 'false', '1', '0', ''])
       .default('false')
       .transform((v) => v === 'true' || v === '1'),
+  /** A comma-separated list of CIDR ranges (unset: none), refused at start when one does not parse. */
+  cidrs: () =>
+    z
+      .string()
+      .default('')
+      .superRefine((text, ctx) => {
+        try {
+          parseCidrList(text);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        }
+      }),
 };
 
 /** Variables every back-end service reads. */

@@ -8,6 +8,10 @@ import { BUSYBOX_IMAGE, definition, leftovers, newNodeId, prepareEngine, removeE
 import { validate } from '@ocg/job-definition';
 import { request } from './support/http';
 
+// 300 containers on 2 shared cores: a machine busy with other work can stall any process once past
+// the node API's 500 ms bound; a behaviour that is really unbounded fails both runs.
+jest.retryTimes(1, { logErrorsBeforeRetry: true });
+
 const node = newNodeId('teardown');
 const nodeAddress = generateWallet().address;
 const OPS = 300;

@@ -126,11 +126,12 @@ describe('admin markets', () => {
 describe('admin markets limits and join tokens, admin nodes', () => {
   it('sets a market\'s job limits and container policy, keeping what is left out', async () => {
     await withAdmin('markets', 'create', '--name', 'Limits', '--price-per-second', '1');
-    const text = await withAdmin('markets', 'limits', 'Limits', '--max-ops', '8', '--cpus-per-container', '0.5', '--user', '1000:1000', '--read-only-root');
+    const text = await withAdmin('markets', 'limits', 'Limits', '--max-ops', '8', '--cpus-per-container', '0.5', '--volumes-per-job', '1073741824', '--user', '1000:1000', '--read-only-root');
     expect(text).toMatch(/job limits {3}8 ops, 16 volumes; per container 0\.5 CPUs/);
+    expect(text).toMatch(/per job .* 1073741824 bytes of volumes/);
     expect(text).toMatch(/containers {3}run as 1000:1000, root filesystem read-only/);
     const json = JSON.parse(await withAdmin('markets', 'limits', 'Limits', '--no-read-only-root', '--user', 'image', '--json'));
-    expect(json.jobLimits).toMatchObject({ maxOps: 8, cpusPerContainer: 0.5 });
+    expect(json.jobLimits).toMatchObject({ maxOps: 8, cpusPerContainer: 0.5, volumeBytesPerJob: 1073741824 });
     expect(json.containerPolicy).toEqual({ user: null, readOnlyRootFilesystem: false });
     await expect(withAdmin('markets', 'limits', 'Limits', '--cpus-per-container', 'lots')).rejects.toThrow('--cpus-per-container must be a number of CPUs');
   });

@@ -18,7 +18,7 @@ describe('what a job may ask for, from its market', () => {
     user = await m.newUser(1_000_000_000);
     small = await m.createMarket({
       pricePerSecond: 1,
-      jobLimits: { maxOps: 2, maxVolumes: 1, cpusPerContainer: 2, cpusPerJob: 3, memoryBytesPerContainer: 1024 ** 3, memoryBytesPerJob: 1536 * 1024 ** 2, pidsPerContainer: 200, pidsPerJob: 300 },
+      jobLimits: { maxOps: 2, maxVolumes: 1, cpusPerContainer: 2, cpusPerJob: 3, memoryBytesPerContainer: 1024 ** 3, memoryBytesPerJob: 1536 * 1024 ** 2, pidsPerContainer: 200, pidsPerJob: 300, volumeBytesPerJob: 5 * 1024 ** 3 },
       containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true },
     });
   }, 120_000);
@@ -74,6 +74,7 @@ describe('what a job may ask for, from its market', () => {
       memoryBytes: 768 * 1024 ** 2,
       pids: 150,
       diskBytes: DEFAULT_JOB_LIMITS.diskBytesPerContainer,
+      volumeBytes: 5 * 1024 ** 3,
       user: '1000:1000',
       readOnlyRootFilesystem: true,
     });

@@ -68,6 +68,7 @@ export class NodeAgent {
       startConcurrency: config.START_CONCURRENCY,
       stopConcurrency: config.STOP_CONCURRENCY,
       images: { allowedPrivateRegistries: config.ALLOW_PRIVATE_REGISTRIES },
+      diskCheckIntervalMs: config.DISK_CHECK_INTERVAL_MS,
     });
     const adopted = await executor.start();
     const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });

@@ -58,6 +58,8 @@ const schema = z.object({
     .transform((v) => (v ? v.split(',').map((id) => id.trim()).filter(Boolean) : undefined)),
   /** Apply the market's writable-layer size (StorageOpt): auto = when the storage driver supports it. */
   CONTAINER_DISK_QUOTA: z.enum(['auto', 'true', 'false']).default('auto'),
+  /** How often each job's writable layers and volumes are measured against the market's disk limits (a job over one fails); 0: off. */
+  DISK_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
   /** Per container; absent: 90% of this machine's memory. */
   CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
   CONTAINER_PIDS_LIMIT: count(4096),

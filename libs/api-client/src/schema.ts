@@ -1286,7 +1286,10 @@ export interface components {
         JobContainerLimits: {
             /** Format: double */
             cpus: number;
-            /** Format: int64 */
+            /**
+             * Format: int64
+             * @description Bytes of the container's writable layer.
+             */
             diskBytes: number;
             /** Format: int64 */
             memoryBytes: number;
@@ -1295,6 +1298,11 @@ export interface components {
             readOnlyRootFilesystem: boolean;
             /** @description `uid[:gid]` to run as, or null for the image's user. */
             user: string | null;
+            /**
+             * Format: int64
+             * @description Bytes of all of the job's volumes together (absent from older control planes).
+             */
+            volumeBytes?: number;
         };
         JobDeadline: {
             /**
@@ -1953,8 +1961,9 @@ export interface components {
             cpusPerJob: number;
             /**
              * Format: int64
-             * @description Size of a container's writable layer, in bytes, where the node's storage driver supports a size
-             *     (overlay2 on xfs with pquota, btrfs, zfs); elsewhere the node cannot enforce it. Default 20 GiB.
+             * @description Size of a container's writable layer, in bytes: set as a size where the node's storage driver supports one
+             *     (overlay2 on xfs with pquota, btrfs, zfs), and measured by the node every few seconds on any driver (a job
+             *     with a container over it fails). Default 20 GiB.
              */
             diskBytesPerContainer: number;
             /**
@@ -1987,6 +1996,12 @@ export interface components {
              * @description Processes of all of a job's containers together. Default 8192.
              */
             pidsPerJob: number;
+            /**
+             * Format: int64
+             * @description Size of all of a job's volumes together, in bytes: measured by the node every few seconds (any storage
+             *     driver); a job over it fails. Default 50 GiB.
+             */
+            volumeBytesPerJob: number;
         };
         /** @description Members left out keep their value (at creation: the default). */
         MarketJobLimitsUpdate: {
@@ -2008,6 +2023,8 @@ export interface components {
             pidsPerContainer?: number;
             /** Format: int32 */
             pidsPerJob?: number;
+            /** Format: int64 */
+            volumeBytesPerJob?: number;
         };
         /** @description A job of a market, for the gateway's market page (internal). */
         MarketJobRecord: {

@@ -34,6 +34,7 @@ const models: TsoaRoute.Models = {
             "memoryBytes": {"dataType":"long","required":true},
             "pids": {"dataType":"integer","required":true},
             "diskBytes": {"dataType":"long","required":true},
+            "volumeBytes": {"dataType":"long"},
             "user": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "readOnlyRootFilesystem": {"dataType":"boolean","required":true},
         },

@@ -94,6 +94,7 @@ export function containerLimitsFor(definition: { [member: string]: unknown }, ma
     memoryBytes: Math.max(MIN_SHARE.memoryBytes, Math.floor(Math.min(limits.memoryBytesPerContainer, limits.memoryBytesPerJob / containers))),
     pids: Math.max(MIN_SHARE.pids, Math.floor(Math.min(limits.pidsPerContainer, limits.pidsPerJob / containers))),
     diskBytes: limits.diskBytesPerContainer,
+    volumeBytes: limits.volumeBytesPerJob,
     user: policy.user,
     readOnlyRootFilesystem: policy.readOnlyRootFilesystem,
   };

@@ -7,6 +7,7 @@ import { jobLimits, type NodeLimits } from '../docker/job-limits';
 import type { HealthTiming } from '../health/port-monitor';
 import type { ImagePolicy } from '../docker/images';
 import { Cleaner, type Leftovers } from './cleaner';
+import { DiskWatcher } from './disk-watcher';
 import { conflict, notFound } from './errors';
 import { Pool } from './pool';
 import * as control from './job-control';
@@ -44,6 +45,8 @@ export interface ExecutorOptions {
   /** Container stops and removals at once, over all jobs. */
   stopConcurrency: number;
   images: ImagePolicy;
+  /** How often the jobs' disk use is measured against their market limits; 0: never. */
+  diskCheckIntervalMs: number;
 }
 
 /** Where the ingress sends a request: a container address, or why not. */
@@ -61,6 +64,7 @@ export class Executor implements JobSink {
   private readonly startPool: Pool;
   private readonly stopPool: Pool;
   private readonly cleaner: Cleaner;
+  private readonly disk: DiskWatcher;
   private closed = false;
   private draining = false;
 
@@ -69,6 +73,9 @@ export class Executor implements JobSink {
     this.startPool = new Pool(opts.startConcurrency);
     this.stopPool = new Pool(opts.stopConcurrency);
     this.cleaner = new Cleaner(opts.docker, opts.node, this.stopPool, opts.logger);
+    this.disk = new DiskWatcher(opts.docker, opts.node, opts.diskCheckIntervalMs, opts.logger, () =>
+      [...this.jobs.values()].filter((r) => !r.ended).map((r) => ({ job: r.job, limits: r.assignment.containerLimits, fail: (reason: string) => void r.end('failed', reason) })),
+    );
   }
 
   /** Subscribes to engine events, then adopts the jobs a previous agent left running. Returns their addresses. */
@@ -83,6 +90,7 @@ export class Executor implements JobSink {
       await runner.adopt(restored);
       this.opts.logger.info({ job: runner.job, ended: restored.ended !== undefined }, 'adopted a running job');
     }
+    this.disk.start();
     return jobs.map((r) => r.assignment.job);
   }
 
@@ -182,6 +190,7 @@ export class Executor implements JobSink {
   /** The agent stops; jobs keep running in the engine for the next agent to adopt. */
   async close(): Promise<void> {
     this.closed = true;
+    this.disk.close();
     this.events.close();
     this.cleaner.close();
     for (const runner of this.jobs.values()) runner.detach();

@@ -66,12 +66,20 @@ export interface MarketJobLimits {
    */
   pidsPerJob: number;
   /**
-   * Size of a container's writable layer, in bytes, where the node's storage driver supports a size
-   * (overlay2 on xfs with pquota, btrfs, zfs); elsewhere the node cannot enforce it. Default 20 GiB.
+   * Size of a container's writable layer, in bytes: set as a size where the node's storage driver supports one
+   * (overlay2 on xfs with pquota, btrfs, zfs), and measured by the node every few seconds on any driver (a job
+   * with a container over it fails). Default 20 GiB.
    * @isLong
    * @minimum 104857600
    */
   diskBytesPerContainer: number;
+  /**
+   * Size of all of a job's volumes together, in bytes: measured by the node every few seconds (any storage
+   * driver); a job over it fails. Default 50 GiB.
+   * @isLong
+   * @minimum 1048576
+   */
+  volumeBytesPerJob: number;
 }
 
 /** Members left out keep their value (at creation: the default). */
@@ -125,6 +133,11 @@ export interface MarketJobLimitsUpdate {
    * @minimum 104857600
    */
   diskBytesPerContainer?: number;
+  /**
+   * @isLong
+   * @minimum 1048576
+   */
+  volumeBytesPerJob?: number;
 }
 
 /** How the node runs every container of the market's jobs. */
@@ -272,6 +285,7 @@ export const DEFAULT_JOB_LIMITS: MarketJobLimits = {
   pidsPerContainer: 1024,
   pidsPerJob: 8192,
   diskBytesPerContainer: 20 * 1024 ** 3,
+  volumeBytesPerJob: 50 * 1024 ** 3,
 };
 
 export const DEFAULT_CONTAINER_POLICY: MarketContainerPolicy = { user: null, readOnlyRootFilesystem: false };

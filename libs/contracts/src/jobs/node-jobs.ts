@@ -41,8 +41,16 @@ export interface JobContainerLimits {
   memoryBytes: number;
   /** @isInt */
   pids: number;
-  /** @isLong */
+  /**
+   * Bytes of the container's writable layer.
+   * @isLong
+   */
   diskBytes: number;
+  /**
+   * Bytes of all of the job's volumes together (absent from older control planes).
+   * @isLong
+   */
+  volumeBytes?: number;
   /** `uid[:gid]` to run as, or null for the image's user. */
   user: string | null;
   readOnlyRootFilesystem: boolean;

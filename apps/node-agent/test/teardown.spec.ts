@@ -5,7 +5,7 @@
  */
 import { generateWallet } from '@ocg/auth';
 import { BUSYBOX_IMAGE, definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, signedHeader, startTestAgent, waitFor, type TestAgent } from './support/harness';
-import { validate } from '@ocg/job-definition';
+import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { request } from './support/http';
 
 // 300 containers on 2 shared cores: a machine busy with other work can stall any process once past
@@ -123,4 +123,17 @@ it('keeps removing what an ended job left until nothing is, and is not ready mea
   await waitFor(async () => (await leftovers(t.docker, node, job)).length === 0, 'the retried cleanup', 30_000);
   await waitFor(() => t.agent.executor.leftovers().objects === 0, 'the leftovers count to drop');
   expect((await request(`${t.agent.api.url}/readyz`)).status).toBe(200);
+});
+
+it('leaves nothing of a job that ends while its network is still being made', async () => {
+  const wallet = generateWallet();
+  for (let i = 0; i < 5; i++) {
+    const job = generateWallet().address;
+    const normalized = normalize(definition([runOp('work', 'sleep 600')]) as JobDefinition);
+    const running = t.agent.executor.run({ job, poster: wallet.address, definition: normalized, deadline: Date.now() + 60_000 });
+    // The stop arrives before the network exists: the end waits for it, then removes it.
+    await t.agent.executor.stopAndWait(job, 'stopped at once');
+    await running.catch(() => undefined);
+    expect(await leftovers(t.docker, node, job)).toEqual([]);
+  }
 });

@@ -57,6 +57,8 @@ export class JobRunner {
   private readonly cancel = new AbortController();
   /** The job network is this agent's (made or adopted): only then are its rules ours to remove. */
   private ownsNetwork = false;
+  /** The set-up of a new job (its network): an end that comes meanwhile waits for it, so the network it makes is removed too. */
+  private beginning: Promise<void> = Promise.resolve();
 
   constructor(
     readonly assignment: JobAssignment,
@@ -92,12 +94,18 @@ export class JobRunner {
   }
 
   /** A new job: its network (which carries what a restarted agent needs), then the first stage. */
-  async begin(): Promise<void> {
+  begin(): Promise<void> {
+    this.beginning = this.setUp();
+    return this.beginning;
+  }
+
+  private async setUp(): Promise<void> {
     const { docker, node } = this.deps;
     const definition = encodeBlob(this.assignment.definition);
     const network = await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
     this.ownsNetwork = true;
     await this.deps.isolation?.isolate(docker, network, this.job);
+    if (this.ended) return; // ended while its network was being made: nothing more to start
     this.deps.reporter.jobStarted(this.job, false);
     for (const op of this.ops) this.tracker.mark(op); // every op's first state, pending ones included
     this.refuseUnrunnable();
@@ -230,6 +238,7 @@ export class JobRunner {
     const why = reasons.jobEnded(reason);
     for (const op of this.ops) op.markEnding({ state: 'stopped', reason: why });
     this.cancel.abort();
+    await this.beginning.catch(() => undefined);
     await this.note({ kind: 'job-ended', state, reason, at: Date.now() });
     for (const op of this.ops) await op.leaveNetwork(); // one at a time (see OpRunner.leaveNetwork)
     await Promise.all(this.ops.map((op) => (op.terminal ? undefined : op.stop({ state: 'stopped', reason: why }))));

@@ -5,6 +5,10 @@ export function strykerConfig({ project, root, mutate }) {
   // CI's changed-files mode (tools/mutate/changed.ts) names the files; it keeps its own state and report.
   const only = process.env.STRYKER_MUTATE?.split(',').filter(Boolean);
   const state = only ? `${project}-changed` : project;
+  // Property tests run once per mutant they cover: fewer runs, and a fixed seed so verdicts repeat
+  // (the test workers inherit this environment; see propertyRuns in the projects' test helpers).
+  process.env.PROPERTY_RUNS_SCALE ??= '0.1';
+  process.env.PROPERTY_SEED ??= '22';
   return {
     $schema: '../../node_modules/@stryker-mutator/core/schema/stryker-schema.json',
     testRunner: 'jest',

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { normalize, validate } from '../src';
+import { propertyRuns } from './helpers';
 
 type Loose = Record<string, unknown>;
 
@@ -58,7 +59,7 @@ describe('verdicts on generated definitions', () => {
         expect(validate(definition).errors).toEqual([]);
         expect(validate(definition).valid).toBe(true);
       }),
-      { numRuns: 200 },
+      propertyRuns(200),
     );
   });
 
@@ -84,7 +85,7 @@ describe('verdicts on generated definitions', () => {
         }
         expect(normalize(normalized)).toEqual(normalized);
       }),
-      { numRuns: 200 },
+      propertyRuns(200),
     );
   });
 });
@@ -115,7 +116,7 @@ describe('verdicts on generated faults', () => {
         expect(result.valid).toBe(false);
         expect(result.errors.map((e) => e.path)).toContain(`/ops/${index}${fault.at}`);
       }),
-      { numRuns: 300 },
+      propertyRuns(300),
     );
   });
 });

@@ -67,4 +67,19 @@ describe('API keys', () => {
     expect(apiKeyLookupHash(key)).toMatch(/^[0-9a-f]{64}$/);
     expect(apiKeyLookupHash(generateApiKey())).not.toBe(apiKeyLookupHash(key));
   });
+
+  it('checks a known key against its checksum, digit by digit', () => {
+    // Made by generateApiKey; pins the checksum algorithm (a change would lock out every issued key).
+    const known = 'ocg_2ySrE8SSfzPw9qQiY676x5busc2HVgpozMrkE1K9Noxo5WQNe2';
+    expect(isWellFormedApiKey(known)).toBe(true);
+    expect(apiKeyLookupHash(known)).toBe('18a2fb932cbd8f46a2f47ae389a40798486efda22eb0e4f4527f9834d8184227');
+    for (const other of ['5WQNe3', '5WQNf2', '1WQNe2', '5WQNe1']) expect(isWellFormedApiKey(known.slice(0, -6) + other)).toBe(false);
+  });
+
+  it('rejects a well-checksummed body that does not decode to 32 bytes', () => {
+    // 44 base58 characters can encode more than 32 bytes: "z" * 44 is past 2^256.
+    const body = 'z'.repeat(44);
+    const forged = [...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'].flatMap((a) => [...'1z'].map((b) => `ocg_${body}${a}${b}1111`));
+    expect(forged.filter((k) => isWellFormedApiKey(k))).toEqual([]);
+  });
 });

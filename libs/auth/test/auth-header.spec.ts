@@ -132,4 +132,41 @@ describe('signed auth headers', () => {
     expect(parseAuthHeader(`a:b:${sig}`)).toEqual({ message: 'a:b', signature: sig, signedText: 'a:b' });
     expect(parseAuthHeader(`a:b:SIG:${now}`)).toBeUndefined();
   });
+
+  it('reads a last part as a timestamp only when it is exactly 13 digits (both anchors)', () => {
+    const sig = createAuthHeader(signer, 'other', { now }).signature;
+    expect(parseAuthHeader(`a:${sig}:${now}1`)).toBeUndefined();
+    expect(parseAuthHeader(`a:${sig}:x${now}`)).toBeUndefined();
+    expect(verifyAuthHeader(`${header('job')}9`, wallet.address, { now })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('accepts a header of exactly the maximum length, and nothing longer', () => {
+    // Signatures are 87 or 88 characters: adjust the message until the header fits exactly.
+    const limit = 16 * 1024;
+    let message = '';
+    let longest = '';
+    for (let i = 0; i < 50 && longest.length !== limit; i++) {
+      // the signature's length (87 or 88) depends on the message: fit the message to the one it got
+      message = `${i}`.padEnd(limit - 88 - 2 - String(now).length, 'x');
+      const { signature } = createAuthHeader(signer, message, { now });
+      message = message.padEnd(limit - signature.length - 2 - String(now).length, 'x');
+      longest = createAuthHeader(signer, message, { now }).header;
+    }
+    expect(longest).toHaveLength(16 * 1024);
+    expect(verifyAuthHeader(longest, wallet.address, { now })).toEqual({ ok: true, message, timestamp: now });
+    const tooLong = createAuthHeader(signer, `${message}xx`, { now }).header; // one or two over, whatever the signature length
+    expect(verifyAuthHeader(tooLong, wallet.address, { now })).toEqual({ ok: false, reason: 'malformed' });
+  });
+
+  it('reports no timestamp at all for an untimed header', () => {
+    const { header: untimed } = createAuthHeader(signer, 'job', { includeTime: false });
+    const check = verifyAuthHeader(untimed, wallet.address, { now });
+    expect(check).toStrictEqual({ ok: true, message: 'job' });
+  });
+
+  it('says what is wrong with a message or timestamp it refuses to sign', () => {
+    expect(() => signForExternal(signer, '', true, now)).toThrow('message to sign must be a non-empty string');
+    expect(() => createAuthHeader(signer, ' lead', { now })).toThrow('auth header message must be non-empty visible ASCII');
+    expect(() => createAuthHeader(signer, 'job', { now: 42 })).toThrow('timestamp must be Unix time in milliseconds (13 digits), got 42');
+  });
 });

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey } from '../src';
+import { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from '../src';
 
 const masterKey = randomBytes(32);
 
@@ -67,5 +67,52 @@ describe('parseMasterKey', () => {
     expect(() => parseMasterKey(randomBytes(16).toString('base64'))).toThrow(/decodes to 16 bytes, expected 32/);
     expect(() => parseMasterKey(randomBytes(31).toString('hex'))).toThrow(/as hex: 62 characters, expected 64/);
     expect(() => parseMasterKey(randomBytes(48).toString('base64'))).toThrow(MasterKeyError);
+  });
+
+  it('anchors both ends of the hex and base64 alphabets, and refuses a non-string key', () => {
+    expect(() => parseMasterKey(`g${'a'.repeat(63)}`)).toThrow(/decodes to 48 bytes, expected 32$/);
+    expect(() => parseMasterKey(`!${randomBytes(32).toString('base64')}`)).toThrow(/neither hex nor base64/);
+    expect(() => parseMasterKey(`${randomBytes(32).toString('base64')}!`)).toThrow(/neither hex nor base64/);
+    expect(() => parseMasterKey(undefined as unknown as string)).toThrow(MasterKeyError);
+    expect(() => parseMasterKey(randomBytes(16).toString('base64'))).toThrow(/^master key decodes to 16 bytes, expected 32$/);
+  });
+
+  it('names its errors and says what a bad master key should be', () => {
+    expect(new MasterKeyError('x').name).toBe('MasterKeyError');
+    expect(new SecretDecryptionError('x').name).toBe('SecretDecryptionError');
+    expect(() => encryptSecret(Buffer.alloc(16), 'x')).toThrow('master key must be a 32-byte Buffer (use parseMasterKey)');
+  });
+
+  it('refuses an IV or tag of the wrong length as not in the v1 format', () => {
+    const [, iv, tag, data] = encryptSecret(masterKey, 'secret').split('.');
+    const short = randomBytes(8).toString('base64url');
+    for (const sealed of [`v1.${short}.${tag}.${data}`, `v1.${iv}.${short}.${data}`]) {
+      expect(() => decryptSecret(masterKey, sealed)).toThrow('sealed secret is not in the v1 format');
+    }
+    expect(() => decryptSecret(masterKey, 42 as unknown as string)).toThrow('sealed secret is not in the v1 format');
+  });
+});
+
+describe('resolveMasterKey', () => {
+  const own = randomBytes(32);
+
+  it('derives the public development key the same way everywhere', () => {
+    expect(DEVELOPMENT_MASTER_KEY.toString('hex')).toBe('2e8eb20d6ae71d7d99d6d94fccb24be33080ffde3901efce5470bd9b62a777e1');
+  });
+
+  it('uses a configured key anywhere, and the development key only on a development machine', () => {
+    expect(resolveMasterKey(own.toString('hex'), false).equals(own)).toBe(true);
+    expect(resolveMasterKey(own.toString('hex'), true).equals(own)).toBe(true);
+    expect(resolveMasterKey(undefined, true).equals(DEVELOPMENT_MASTER_KEY)).toBe(true);
+    expect(resolveMasterKey(DEVELOPMENT_MASTER_KEY.toString('hex'), true).equals(DEVELOPMENT_MASTER_KEY)).toBe(true);
+  });
+
+  it('refuses a missing key, or the development key configured, elsewhere, saying which', () => {
+    expect(() => resolveMasterKey(undefined, false)).toThrow(
+      'is required: without it secrets would be sealed with the public development key (set DEVELOPMENT_MACHINE=true on a development machine)',
+    );
+    expect(() => resolveMasterKey(DEVELOPMENT_MASTER_KEY.toString('base64'), false)).toThrow(
+      'is the public development key; set a key of your own (or DEVELOPMENT_MACHINE=true on a development machine)',
+    );
   });
 });

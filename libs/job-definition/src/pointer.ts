@@ -20,6 +20,7 @@ export function comparePaths(a: string, b: string): number {
     const an = Number(as[i]);
     const bn = Number(bs[i]);
     if (as[i] !== '' && bs[i] !== '' && Number.isInteger(an) && Number.isInteger(bn)) return an - bn;
+    // Stryker disable next-line EqualityOperator: equal segments were skipped above, so < and <= agree
     return as[i] < bs[i] ? -1 : 1;
   }
   return as.length - bs.length;
@@ -35,6 +36,7 @@ export function hasOwn(object: object, key: string): boolean {
 
 /** Sets a member as data: a key "__proto__" (legal in JSON) would otherwise replace the prototype. */
 export function setMember(target: Record<string, unknown>, key: string, value: unknown): void {
+  // Stryker disable next-line ConditionalExpression: for any other key, defineProperty with these flags equals plain assignment
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
 }

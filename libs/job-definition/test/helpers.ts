@@ -35,3 +35,14 @@ export function run(id: string, args: Loose = {}, execution?: Loose, more: Loose
 export function volume(id: string, name: string, execution?: Loose): Loose {
   return { type: 'container/create-volume', id, args: { name }, ...(execution ? { execution } : {}) };
 }
+
+/**
+ * fast-check options: `runs` property runs, scaled by PROPERTY_RUNS_SCALE (mutation
+ * testing runs each covering test once per mutant, so it asks for fewer), with a
+ * fixed seed when PROPERTY_SEED is set (so a mutant's verdict does not depend on luck).
+ */
+export function propertyRuns(runs: number): { numRuns: number; seed?: number } {
+  const scale = Number(process.env.PROPERTY_RUNS_SCALE ?? 1);
+  const seed = process.env.PROPERTY_SEED;
+  return { numRuns: Math.max(10, Math.round(runs * (scale > 0 ? scale : 1))), ...(seed ? { seed: Number(seed) } : {}) };
+}

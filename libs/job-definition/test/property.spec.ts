@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { normalize, planStages, resolveLiterals, validate, type JobDefinition, type ValidationResult } from '../src';
-import { jobExamples } from './helpers';
+import { jobExamples, propertyRuns } from './helpers';
 
 type Loose = Record<string, unknown>;
 
@@ -119,11 +119,11 @@ const validDefinition = fc.array(opSpec, { minLength: 1, maxLength: 6 }).map((sp
 
 describe('properties', () => {
   it('validate never throws on arbitrary JSON and reports well-formed issues', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => expectWellFormed(validate(value))), { numRuns: 500 });
+    fc.assert(fc.property(fc.jsonValue(), (value) => expectWellFormed(validate(value))), propertyRuns(500));
   });
 
   it('validate never throws on arbitrary values', () => {
-    fc.assert(fc.property(fc.anything(), (value) => expectWellFormed(validate(value))), { numRuns: 300 });
+    fc.assert(fc.property(fc.anything(), (value) => expectWellFormed(validate(value))), propertyRuns(300));
   });
 
   it('validate never throws on mutated examples, and normalize is idempotent on those it accepts', () => {
@@ -133,7 +133,7 @@ describe('properties', () => {
         expectWellFormed(result);
         if (result.valid) expectNormalizes(definition);
       }),
-      { numRuns: 500 },
+      propertyRuns(500),
     );
   });
 
@@ -143,7 +143,7 @@ describe('properties', () => {
         fc.pre(validate(definition).valid);
         expectNormalizes(definition);
       }),
-      { numRuns: 300 },
+      propertyRuns(300),
     );
   });
 });

@@ -112,6 +112,7 @@ export function verifyNodeRequest(headers: Headers, request: NodeRequest, maxAge
     now: opts.now,
   });
   if (!check.ok) return { ok: false, reason: check.reason };
+  // Stryker disable next-line all: requireTimestamp above already refuses untimed headers; this line narrows the type
   if (check.timestamp === undefined) return { ok: false, reason: 'timestamp-required' }; // requireTimestamp already ensures it
   return { ok: true, nodeAddress, timestamp: check.timestamp };
 }

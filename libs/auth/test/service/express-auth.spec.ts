@@ -54,6 +54,33 @@ describe('bearerAuth', () => {
   });
 });
 
+describe('bearerAuth, header reading', () => {
+  it('accepts any case of the scheme and extra spaces, and nothing around the header', async () => {
+    for (const header of [`bearer ${userKey}`, `Bearer   ${userKey}  `]) {
+      await expect(auth(req({ authorization: header }), 'bearerAuth')).resolves.toMatchObject({ apiKeyId: 'key_user' });
+    }
+    for (const header of [`Bearer${userKey}`, `x Bearer ${userKey}`, `Bearer ${userKey} extra`, `Bearer ${userKey}\t`]) {
+      expect((await failure(auth(req({ authorization: header }), 'bearerAuth'))).status).toBe(401);
+    }
+  });
+
+  it('needs every scope asked for, and names them all', async () => {
+    await expect(auth(req({ authorization: `Bearer ${userKey}` }), 'bearerAuth')).resolves.toMatchObject({ scopes: ['markets:read'] });
+    const err = await failure(auth(req({ authorization: `Bearer ${userKey}` }), 'bearerAuth', ['markets:read', 'a', 'b']));
+    expect([err.status, err.message]).toEqual([403, 'This operation needs the scopes a, b, which the API key lacks']);
+    const one = await failure(auth(req({ authorization: `Bearer ${userKey}` }), 'bearerAuth', ['a']));
+    expect(one.message).toBe('This operation needs the scope a, which the API key lacks');
+  });
+
+  it('says what is missing or wrong in the 401', async () => {
+    expect((await failure(auth(req({}), 'bearerAuth'))).message).toBe('Missing credential: send Authorization: Bearer <API key>');
+    expect((await failure(auth(req({ authorization: `Bearer ${generateApiKey()}` }), 'bearerAuth'))).message).toBe('The API key is invalid, disabled, expired or deleted');
+    expect((await failure(auth(req({}), 'internal'))).message).toBe('Missing x-ocg-internal-token: this operation is for services only');
+    expect((await failure(auth(req({ 'x-ocg-internal-token': '' }), 'internal'))).status).toBe(401);
+    expect((await failure(auth(req({ 'x-ocg-internal-token': 'nope' }), 'internal'))).message).toBe('Wrong x-ocg-internal-token');
+  });
+});
+
 describe('internal', () => {
   it('accepts the configured token', async () => {
     await expect(auth(req({ 'x-ocg-internal-token': 'internal-token-of-32-characters!' }), 'internal')).resolves.toMatchObject({ kind: 'internal', userId: null });

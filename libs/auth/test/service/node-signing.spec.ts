@@ -1,4 +1,4 @@
-import { createAuthHeader, createSigner, generateWallet, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src';
+import { createAuthHeader, createSigner, describeNodeFailure, generateWallet, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src';
 
 const node = createSigner(generateWallet().secretKey);
 const other = createSigner(generateWallet().secretKey);
@@ -65,5 +65,38 @@ describe('node request signing', () => {
     const deep = { method: 'POST', path: '/nodes/heartbeat', body };
     const headers = signNodeRequest(node, deep, { now });
     expect(verifyNodeRequest(headers, deep, 300, { now })).toMatchObject({ ok: true });
+  });
+
+  it('writes dates by toJSON and leaves out functions and symbols like JSON.stringify', () => {
+    const at = new Date(Date.UTC(2030, 0, 1));
+    const value = { at, f: () => 1, s: Symbol('x'), list: [() => 1, Symbol('y'), at], o: { toJSON: 'not a function' } };
+    expect(canonicalJson(value)).toBe('{"at":"2030-01-01T00:00:00.000Z","list":[null,null,"2030-01-01T00:00:00.000Z"],"o":{"toJSON":"not a function"}}');
+  });
+
+  it('signs the method in upper case, whatever case the caller used', () => {
+    expect(nodeRequestMessage({ ...request, method: 'post' })).toBe(nodeRequestMessage(request));
+    expect(nodeRequestMessage(request)).toMatch(/^ocg-node-request POST \/nodes\/heartbeat [0-9a-f]{64}$/);
+  });
+
+  it('reads the first of repeated headers and treats empty ones as missing', () => {
+    const headers = signNodeRequest(node, request, { now });
+    expect(verifyNodeRequest({ ...headers, 'x-ocg-node': [node.address, 'x'] } as never, request, 300, { now })).toMatchObject({ ok: true });
+    expect(verifyNodeRequest({ ...headers, 'x-ocg-node': '' }, request, 300, { now })).toEqual({ ok: false, reason: 'missing-node-header' });
+    expect(verifyNodeRequest({ ...headers, authorization: '' }, request, 300, { now })).toEqual({ ok: false, reason: 'missing-signature' });
+  });
+
+  it('explains every failure', () => {
+    const reasons = ['missing-node-header', 'bad-node-address', 'missing-signature', 'malformed', 'unexpected-message', 'timestamp-required', 'from-the-future', 'expired', 'bad-signature'] as const;
+    expect(reasons.map(describeNodeFailure)).toEqual([
+      'Node signature rejected: missing x-ocg-node header (the node address)',
+      'Node signature rejected: x-ocg-node is not a node address (base58 of 32 bytes)',
+      'Node signature rejected: missing authorization header (a signed, timed auth header)',
+      'Node signature rejected: authorization is not a signed auth header <message>:<signature>:<unix ms>',
+      'Node signature rejected: the signature covers another method, path or body',
+      'Node signature rejected: the signed header must carry a timestamp',
+      'Node signature rejected: the signed header is dated in the future (check the node clock)',
+      'Node signature rejected: the signed header has expired (check the node clock)',
+      'Node signature rejected: the signature does not verify against the node address',
+    ]);
   });
 });

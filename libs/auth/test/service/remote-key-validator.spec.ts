@@ -124,3 +124,21 @@ describe('parseInvalidation', () => {
     expect(parseInvalidation(text)).toEqual(expected);
   });
 });
+
+describe('parseInvalidation, liberal reading', () => {
+  const none = { all: false, keyIds: [], hashes: [], userIds: [] };
+  it.each([
+    ['  key_1  ', { ...none, keyIds: ['key_1'] }],
+    ['', none],
+    ['""', none],
+    ['["a", "", 3, "b"]', { ...none, keyIds: ['a', 'b'] }],
+    ['null', { ...none, keyIds: ['null'] }],
+    ['42', { ...none, keyIds: ['42'] }],
+    ['{broken', { ...none, keyIds: ['{broken'] }],
+    ['{"hash":"h1","hashes":["h2",""],"userIds":["u1",7],"apiKeyIds":["k2"],"id":"k1"}', { all: false, keyIds: ['k1', 'k2'], hashes: ['h1', 'h2'], userIds: ['u1'] }],
+    ['{"all":"yes","keyId":""}', none],
+    ['{"keyIds":"not-a-list"}', none],
+  ])('reads %j', (text, expected) => {
+    expect(parseInvalidation(text)).toEqual(expected);
+  });
+});

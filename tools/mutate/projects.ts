@@ -1,0 +1,8 @@
+/** The projects with a `mutate` target, and where their state and reports live. */
+export const MUTATED_PROJECTS = [
+  { name: 'auth', root: 'libs/auth' },
+  { name: 'job-definition', root: 'libs/job-definition' },
+] as const;
+
+export const THRESHOLD = 90;
+export const reportFile = (project: string): string => `tmp/stryker/${project}-report.json`;

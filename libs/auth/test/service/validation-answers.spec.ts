@@ -61,14 +61,14 @@ describe('remoteKeyValidator and client-manager statuses', () => {
     await expect(v.validate(generateApiKey())).rejects.toMatchObject({
       status: 503,
       message: 'API keys cannot be checked right now; try again shortly',
-      detail: `client-manager gave status ${s}`,
+      internalDetail: `client-manager gave status ${s}`,
     });
     expect(v.cache.size).toBe(0);
   });
 
   it('names the socket error when client-manager does not answer', async () => {
     const v = remoteKeyValidator({ clientManagerUrl: url, fetch: async () => Promise.reject(new Error('boom')) });
-    await expect(v.validate(generateApiKey())).rejects.toMatchObject({ status: 503, detail: 'client-manager gave no answer (boom)' });
+    await expect(v.validate(generateApiKey())).rejects.toMatchObject({ status: 503, internalDetail: 'client-manager gave no answer (boom)' });
   });
 
   it.each([400, 404, 499])('calls the key not valid when client-manager refuses it with %i', async (s) => {

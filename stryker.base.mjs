@@ -24,8 +24,8 @@ export function strykerConfig({ project, root, mutate }) {
     reporters: ['clear-text', 'progress-append-only', 'json'],
     jsonReporter: { fileName: `tmp/stryker/${state}-report.json` },
     clearTextReporter: { allowEmojis: false, logTests: false, reportScoreTable: true },
-    // The sandbox needs the libraries and the shared jest/ts settings, not the apps.
-    ignorePatterns: ['/apps', '/e2e', '/docs', '/examples', '/tmp', '/.nx', '/.data', '/coverage', '/dist'],
+    // The sandbox needs the libraries and the shared jest/ts settings, and of the apps only the one under test.
+    ignorePatterns: ['/apps/*', ...(root.startsWith('apps/') ? [`!/${root}`] : []), '/e2e', '/docs', '/examples', '/tmp', '/.nx', '/.data', '/coverage', '/dist'],
     tempDirName: `tmp/stryker/sandbox-${state}`,
     cleanTempDir: 'always',
     disableTypeChecks: `${root}/src/**/*.ts`,

@@ -1,0 +1,118 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { deploymentProblems, services } from './support/k8s-checks';
+import { kubernetesDir, loadConfigOf, missingSettings, render, schemaProblems, type K8sObject } from './support/manifests';
+
+/** The Kubernetes API version the manifests are checked against: the schemas kubernetes-models 5 ships (1.36). */
+const kustomizations = ['base', 'overlays/staging', 'overlays/production'];
+const rendered = new Map(kustomizations.map((k) => [k, render(path.join(kubernetesDir, k))]));
+const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
+const configOf = (objects: K8sObject[], app: string): Record<string, string> =>
+  objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${app}-config`))!.data!;
+const clone = (objects: K8sObject[]): K8sObject[] => JSON.parse(JSON.stringify(objects)) as K8sObject[];
+
+describe.each(kustomizations)('deploy/kubernetes/%s', (kustomization) => {
+  const objects = rendered.get(kustomization)!;
+
+  it('is valid against the Kubernetes 1.36 API schemas', () => {
+    expect(objects.length).toBeGreaterThan(0);
+    expect(schemaProblems(objects)).toEqual([]);
+  });
+
+  it.each(services)('runs %s with the image, port, probes and settings its config schema asks for', (app) => {
+    expect(deploymentProblems(objects, app)).toEqual([]);
+  });
+
+  it('references Secrets and never inlines one; Postgres and Redis are outside the cluster', () => {
+    expect(ofKind(objects, 'Secret')).toEqual([]);
+    expect(ofKind(objects, 'StatefulSet')).toEqual([]);
+    const images = ofKind(objects, 'Deployment').flatMap((d) => d.spec.template.spec.containers.map((c: { image: string }) => c.image));
+    expect(images.filter((i) => /postgres|redis/.test(i))).toEqual([]);
+    expect(ofKind(objects, 'Ingress').flatMap((i) => i.spec.tls.map((t: { secretName: string }) => t.secretName))).toEqual(['ocg-tls']);
+  });
+
+  it('sends the API host and every job and node host under the node domain to the gateway, over TLS', () => {
+    const [ingress] = ofKind(objects, 'Ingress');
+    const nodeDomain = configOf(objects, 'gateway').NODE_DOMAIN;
+    const apiHost = new URL(configOf(objects, 'deployment-manager').PUBLIC_URL).hostname;
+    expect(configOf(objects, 'deployment-manager').NODE_DOMAIN).toBe(nodeDomain);
+    const hosts = ingress.spec.rules.map((r: { host: string }) => r.host);
+    expect(hosts).toEqual([apiHost, `*.${nodeDomain}`]);
+    expect(ingress.spec.tls[0].hosts).toEqual(hosts);
+    for (const rule of ingress.spec.rules) {
+      expect(rule.http.paths).toEqual([{ path: '/', pathType: 'Prefix', backend: { service: { name: 'gateway', port: { name: 'http' } } } }]);
+    }
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'gateway')!;
+    expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain('http');
+  });
+});
+
+describe('the overlays', () => {
+  it.each(['overlays/staging', 'overlays/production'])('%s pins a tag on every image and sets a namespace', (overlay) => {
+    const objects = rendered.get(overlay)!;
+    for (const d of ofKind(objects, 'Deployment')) {
+      for (const c of d.spec.template.spec.containers) expect(c.image).toMatch(/:[\w.-]+$/);
+    }
+    const namespaces = new Set(objects.filter((o) => o.kind !== 'Namespace').map((o) => o.metadata.namespace));
+    expect([...namespaces]).toEqual([ofKind(objects, 'Namespace')[0].metadata.name]);
+  });
+});
+
+describe('the checks themselves', () => {
+  const base = rendered.get('base')!;
+  const gateway = (objects: K8sObject[]) => objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!.spec.template.spec.containers[0];
+  const managerConfig = (objects: K8sObject[]) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('client-manager-config'))!;
+
+  it('find a probe on the wrong path or port, a wrong port and an unknown setting', () => {
+    const objects = clone(base);
+    gateway(objects).readinessProbe.httpGet.path = '/health';
+    gateway(objects).livenessProbe.httpGet.port = 9000;
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gateway-config'))!.data!.UPSTREAM_TIMEOUT = '5';
+    expect(deploymentProblems(objects, 'gateway')).toEqual([
+      'gateway: UPSTREAM_TIMEOUT is not a setting of gateway\'s config',
+      'gateway: readinessProbe asks /health, not /readyz',
+      'gateway: livenessProbe asks port 9000, not the configured 8080',
+    ]);
+    gateway(objects).ports[0].containerPort = 8000;
+    expect(deploymentProblems(objects, 'gateway')).toContain('gateway: container port is not the configured PORT 8080');
+  });
+
+  it('find a required setting left out, a secret inlined and a service URL to nowhere', () => {
+    const objects = clone(base);
+    const manager = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'client-manager')!.spec.template.spec.containers[0];
+    manager.env = manager.env.filter((e: { name: string }) => e.name !== 'DATABASE_URL');
+    managerConfig(objects).data!.MASTER_KEY = 'ab'.repeat(32);
+    manager.env = manager.env.filter((e: { name: string }) => e.name !== 'MASTER_KEY');
+    expect(deploymentProblems(objects, 'client-manager')).toEqual(
+      expect.arrayContaining(['client-manager: MASTER_KEY is inlined in ConfigMap ' + managerConfig(objects).metadata.name + '; reference the Secret', 'client-manager: DATABASE_URL is required by the config and not provided']),
+    );
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('host-manager-config'))!.data!.CLIENT_MANAGER_URL = 'http://client-mgr:8081';
+    expect(deploymentProblems(objects, 'host-manager')).toEqual(['host-manager: CLIENT_MANAGER_URL=http://client-mgr:8081 names no Service of the manifests']);
+  });
+
+  it('derive the required settings from the schema', () => {
+    expect(missingSettings(loadConfigOf('host-manager'), {})).toEqual(['DATABASE_URL', 'REDIS_URL']);
+    expect(missingSettings(loadConfigOf('gateway'), {})).toEqual(['REDIS_URL']);
+  });
+
+  it('reject an object the API schemas refuse', () => {
+    const objects = clone(base).filter((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway');
+    objects[0].spec.replicas = 'two';
+    expect(schemaProblems(objects)).toEqual([expect.stringContaining('Deployment/gateway: data/spec/replicas must be integer')]);
+    expect(schemaProblems([{ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'postgres' } }])).toEqual([expect.stringContaining('is not a kind these manifests are checked for')]);
+  });
+});
+
+describe('a node joining from outside the cluster', () => {
+  it('deploy/kubernetes/node/node-agent.env is a configuration node-agent accepts once its blanks are filled', () => {
+    const text = readFileSync(path.join(kubernetesDir, 'node/node-agent.env'), 'utf8');
+    const env = Object.fromEntries(
+      text.split('\n').filter((l) => /^[A-Z]/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/<[^>]+>/, 'filled-in')]),
+    );
+    expect(env.CONTROL_PLANE_URL).toMatch(/^https:\/\//);
+    const config = loadConfigOf('node-agent')(env);
+    for (const name of Object.keys(env)) expect(config).toHaveProperty(name);
+    const gatewayDomain = configOf(rendered.get('overlays/production')!, 'gateway').NODE_DOMAIN;
+    expect(config.NODE_DOMAIN).toBe(gatewayDomain);
+  });
+});

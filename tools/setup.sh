@@ -21,12 +21,6 @@ if [ ${#packages[@]} -gt 0 ]; then
   apt-get install -y -qq "${packages[@]}" >/dev/null
 fi
 
-# deploy's tests render the Kubernetes overlays with `kubectl kustomize` (kustomize 4 or later, so kubectl 1.21+).
-# Debian 12's kubernetes-client is 1.20 and would clash with an installed kubectl package, so it is not installed here.
-if ! command -v kubectl >/dev/null 2>&1; then
-  say "kubectl not found: deploy's Kubernetes tests need kubectl 1.21 or later on the PATH"
-fi
-
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
   # The lock file lists every platform's optional binaries, so npm ci works; npm install mends a lock edited by hand.

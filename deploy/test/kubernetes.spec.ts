@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { deploymentProblems, services } from './support/k8s-checks';
-import { kubernetesDir, loadConfigOf, missingSettings, render, schemaProblems, type K8sObject } from './support/manifests';
+import { renderLite } from './support/kustomize-lite';
+import { hasKubectl, kubernetesDir, loadConfigOf, missingSettings, render, renderWithKubectl, schemaProblems, type K8sObject } from './support/manifests';
 
 /** The Kubernetes API version the manifests are checked against: the schemas kubernetes-models 5 ships (1.36). */
 const kustomizations = ['base', 'overlays/staging', 'overlays/production'];
@@ -114,5 +115,30 @@ describe('a node joining from outside the cluster', () => {
     for (const name of Object.keys(env)) expect(config).toHaveProperty(name);
     const gatewayDomain = configOf(rendered.get('overlays/production')!, 'gateway').NODE_DOMAIN;
     expect(config.NODE_DOMAIN).toBe(gatewayDomain);
+  });
+});
+
+describe('kustomize-lite, the renderer for machines without kubectl', () => {
+  /** Objects in a stable order, generated ConfigMaps' content hashes left out (kubectl's hash is its own). */
+  const canonical = (v: unknown): unknown => {
+    if (typeof v === 'string') return v.replace(/^([a-z-]+-config)-[a-z0-9]{10}$/, '$1');
+    if (Array.isArray(v)) return v.map(canonical);
+    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)]));
+    return v;
+  };
+  const normalized = (objects: K8sObject[]): string[] => objects.map((o) => JSON.stringify(canonical(o))).sort();
+
+  (hasKubectl() ? it.each(kustomizations) : it.skip.each(kustomizations))('renders %s as kubectl kustomize does', (kustomization) => {
+    const dir = path.join(kubernetesDir, kustomization);
+    expect(normalized(renderLite(dir))).toEqual(normalized(renderWithKubectl(dir)));
+  });
+
+  it('gives a changed ConfigMap a new name, and the Deployment follows', () => {
+    const before = renderLite(path.join(kubernetesDir, 'overlays/staging'));
+    const production = renderLite(path.join(kubernetesDir, 'overlays/production'));
+    const name = (objects: K8sObject[]) => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gateway-config'))!.metadata.name;
+    expect(name(before)).not.toBe(name(production));
+    const ref = before.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!.spec.template.spec.containers[0].envFrom[0].configMapRef.name;
+    expect(ref).toBe(name(before));
   });
 });

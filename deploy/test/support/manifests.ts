@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { renderLite } from './kustomize-lite';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 export const kubernetesDir = path.join(repoRoot, 'deploy/kubernetes');
@@ -14,18 +15,33 @@ export interface K8sObject {
   spec?: any;
 }
 
-/** Renders a kustomization (the base or an overlay) the way `kubectl apply -k` would. */
-export function render(dir: string): K8sObject[] {
+/** The kubectl to render with; KUBECTL=none renders with kustomize-lite as on a machine without one. */
+const kubectl = process.env.KUBECTL ?? 'kubectl';
+
+/** Whether kubectl is on the PATH (deploy's checks then render with it). */
+export const hasKubectl = (): boolean => {
+  try {
+    execFileSync(kubectl, ['version', '--client'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** Renders a kustomization (the base or an overlay) with `kubectl kustomize`, as `kubectl apply -k` would. */
+export function renderWithKubectl(dir: string): K8sObject[] {
   let text: string;
   try {
-    text = execFileSync('kubectl', ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    text = execFileSync(kubectl, ['kustomize', dir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error('kubectl is needed to render the kustomizations (tools/setup.sh installs it)');
-    throw new Error(`kubectl kustomize ${dir} failed: ${e.stderr ?? e.message}`);
+    throw new Error(`kubectl kustomize ${dir} failed (kubectl 1.21 or later is needed): ${e.stderr ?? e.message}`);
   }
   return parseAllDocuments(text).map((doc) => doc.toJSON() as K8sObject);
 }
+
+/** Renders with kubectl where it is installed, else with kustomize-lite (checked to agree with kubectl where both run). */
+export const render = (dir: string): K8sObject[] => (hasKubectl() ? renderWithKubectl(dir) : renderLite(dir));
 
 /** Problems the Kubernetes API schemas (kubernetes-models) find in the objects; [] when valid. */
 export function schemaProblems(objects: K8sObject[]): string[] {

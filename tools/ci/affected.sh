@@ -74,6 +74,10 @@ fi
 npx tsx tools/testenv/run.ts -- npx nx run-many -t lint typecheck test --projects="$projects" --parallel=1 --outputStyle=stream
 
 [ ${#builds[@]} -eq 0 ] && exit 0
+if [ ! -f tools/images/build.sh ]; then
+  say "tools/images/build.sh is missing: cannot build ${builds[*]}"
+  exit 1
+fi
 if $push; then
   : "${IMAGE_REGISTRY:?--push needs IMAGE_REGISTRY}" "${REGISTRY_USER:?--push needs REGISTRY_USER}" "${REGISTRY_TOKEN:?--push needs REGISTRY_TOKEN}"
   registry=${IMAGE_REGISTRY,,}

@@ -76,6 +76,8 @@ describe('the checks themselves', () => {
     ]);
     gateway(objects).ports[0].containerPort = 8000;
     expect(deploymentProblems(objects, 'gateway')).toContain('gateway: container port is not the configured PORT 8080');
+    objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!.spec.replicas = 2;
+    expect(deploymentProblems(objects, 'gateway')).toContain("gateway: spec.replicas would reset the autoscaler's count at every apply");
   });
 
   it('find a required setting left out, a secret inlined and a service URL to nowhere', () => {

@@ -101,6 +101,7 @@ function companionProblems(objects: K8sObject[], app: string, deployment: K8sObj
   if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && selects(o.spec.selector?.matchLabels, labels))) problems.push(`${app}: no PodDisruptionBudget covers its pods`);
   const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef?.kind === 'Deployment' && o.spec.scaleTargetRef.name === deployment.metadata.name);
   if (!hpa) problems.push(`${app}: no HorizontalPodAutoscaler scales it`);
+  else if (deployment.spec.replicas !== undefined) problems.push(`${app}: spec.replicas would reset the autoscaler's count at every apply`);
   return problems;
 }
 

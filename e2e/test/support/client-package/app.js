@@ -4,6 +4,7 @@ import { createApiClient } from '@ocg/api-client';
 
 const out = document.getElementById('out');
 const params = new URLSearchParams(location.hash.slice(1));
+// credentials: 'include' (as a frontend using the session cookie would): the browser then also needs Access-Control-Allow-Credentials.
 const api = createApiClient({ baseUrl: params.get('api'), apiKey: params.get('key'), credentials: 'include' });
 try {
   const markets = await api.GET('/markets');

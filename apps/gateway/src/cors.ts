@@ -59,23 +59,27 @@ export function createCors(origins: readonly string[]): Cors | undefined {
       if (listed) {
         res.setHeader('access-control-allow-origin', origin);
         res.setHeader('access-control-allow-credentials', 'true');
-        if (!preflight) res.setHeader('access-control-expose-headers', EXPOSE_HEADERS);
       }
-      if (!preflight) return false;
-      if (!listed) {
-        sendError(res, 403, 'ForbiddenError', 'CORS_ORIGIN_NOT_ALLOWED', `origin ${origin} is not in the gateway's CORS_ORIGINS`, requestId);
-        return true;
+      if (!preflight) {
+        if (listed) res.setHeader('access-control-expose-headers', EXPOSE_HEADERS);
+        return false;
       }
-      // setHeader, not writeHead's argument: writeHead drops CORS headers (keepGatewayCorsHeaders).
-      res.setHeader('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-      res.setHeader('access-control-allow-methods', ALLOW_METHODS);
-      res.setHeader('access-control-allow-headers', ALLOW_HEADERS);
-      res.setHeader('access-control-max-age', String(CORS_MAX_AGE_SECONDS));
-      res.setHeader('x-request-id', requestId);
-      res.writeHead(204).end();
+      if (listed) answerPreflight(res, requestId);
+      else sendError(res, 403, 'ForbiddenError', 'CORS_ORIGIN_NOT_ALLOWED', `origin ${origin} is not in the gateway's CORS_ORIGINS`, requestId);
       return true;
     },
   };
+}
+
+/** 204 with what the listed origin may send, cached by the browser for the max-age. */
+function answerPreflight(res: http.ServerResponse, requestId: string): void {
+  // setHeader, not writeHead's argument: writeHead drops CORS headers (keepGatewayCorsHeaders).
+  res.setHeader('vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+  res.setHeader('access-control-allow-methods', ALLOW_METHODS);
+  res.setHeader('access-control-allow-headers', ALLOW_HEADERS);
+  res.setHeader('access-control-max-age', String(CORS_MAX_AGE_SECONDS));
+  res.setHeader('x-request-id', requestId);
+  res.writeHead(204).end();
 }
 
 /**

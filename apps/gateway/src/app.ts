@@ -14,6 +14,7 @@ import type { Pages } from './pages';
 import { forwardedOf } from './forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { servePageLimited } from './page-limit';
+import { createCors } from './cors';
 
 export interface GatewayOptions {
   logger: Logger;
@@ -30,6 +31,8 @@ export interface GatewayOptions {
   trustedProxies?: BlockList;
   /** Page views per client address. */
   pageLimit?: RateLimiter;
+  /** Frontend origins answered with CORS headers on the API host (CORS_ORIGINS); default none. */
+  corsOrigins?: readonly string[];
 }
 
 export interface Gateway {
@@ -54,6 +57,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const documentText = Buffer.from(JSON.stringify(opts.document));
   const { logger } = opts;
   const trusted = opts.trustedProxies ?? new BlockList();
+  const cors = createCors(opts.corsOrigins ?? []);
 
   const own = async (path: string, res: http.ServerResponse, requestId: string): Promise<boolean> => {
     if (path === '/healthz') sendJson(res, 200, { status: 'ok' });
@@ -89,6 +93,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       opts.ingress.handle(req, res, requestId);
       return;
     }
+    if (cors?.apply(req, res, requestId)) return;
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {
       servePageLimited(opts.pages, page, res, requestId, forwardedOf(req, trusted).for, opts.pageLimit);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { env, parseConfig } from '@ocg/http';
+import { parseCorsOrigins } from './cors';
 
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
@@ -40,6 +41,18 @@ const schema = z.object({
   PAGE_VIEWS_PER_MINUTE: rate(120),
   /** A node ingress that sends nothing for this long is given up on. */
   INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
+  /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((text, ctx) => {
+      try {
+        return parseCorsOrigins(text);
+      } catch (err) {
+        ctx.addIssue({ code: 'custom', message: (err as Error).message });
+        return z.NEVER;
+      }
+    }),
   /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */
   TLS_CERT_FILE: z.string().min(1).optional(),
   TLS_KEY_FILE: z.string().min(1).optional(),

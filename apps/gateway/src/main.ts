@@ -66,6 +66,7 @@ runMain('gateway', async () => {
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     upstreamMaxSockets: config.UPSTREAM_MAX_SOCKETS,
     trustedProxies,
+    corsOrigins: config.CORS_ORIGINS,
     pageLimit: new RateLimiter(redis, 'gateway-pages', { limit: config.PAGE_VIEWS_PER_MINUTE, windowSeconds: 60 }, logger),
   });
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;

@@ -1,7 +1,8 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { paths } from './schema';
+// `.js`: the published package is ESM, whose relative imports name the emitted file.
+import type { paths } from './schema.js';
 
-export type { paths, components, operations } from './schema';
+export type { paths, components, operations } from './schema.js';
 
 export interface ApiClientOptions {
   /** The gateway origin, for example http://127.0.0.1:8080 */
@@ -10,6 +11,8 @@ export interface ApiClientOptions {
   apiKey?: string;
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
+  /** In a browser: `'include'` sends the gateway's session cookie (the gateway must list the page's origin in CORS_ORIGINS). */
+  credentials?: RequestInit['credentials'];
 }
 
 /** JSON in and out; the services also speak text/plain and multipart/form-data. */
@@ -17,7 +20,7 @@ export type ApiClient = Client<paths, 'application/json'>;
 
 /** A typed client for every operation of the committed OpenAPI document. */
 export function createApiClient(opts: ApiClientOptions): ApiClient {
-  const client = createClient<paths, 'application/json'>({ baseUrl: opts.baseUrl, headers: opts.headers, fetch: opts.fetch });
+  const client = createClient<paths, 'application/json'>({ baseUrl: opts.baseUrl, headers: opts.headers, fetch: opts.fetch, credentials: opts.credentials });
   if (opts.apiKey) {
     const auth: Middleware = {
       onRequest({ request }) {

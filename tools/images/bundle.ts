@@ -17,7 +17,7 @@ const root = resolve(__dirname, '../..');
 export const OUT_DIR = join(root, 'tmp/images');
 
 interface AppBundle {
-  /** The entry: main.ts runs itself, except the CLI's, which exports main(argv). */
+  /** The entry (each main.ts runs itself). */
   entry: string;
   /** Packages left out of the bundle and shipped in node_modules. */
   runtime: string[];
@@ -50,9 +50,7 @@ export async function bundleApp(name: string, version: string, out = join(OUT_DI
   // The CLI reads the workspace's package.json three levels above its source file; main.js sits as deep.
   const cli = name === 'cli';
   await build({
-    ...(cli
-      ? { stdin: { contents: "require('./main.ts').main(process.argv);", resolveDir: join(root, 'apps/cli/src'), sourcefile: 'ocg.ts', loader: 'ts' } }
-      : { entryPoints: [join(root, app.entry)] }),
+    entryPoints: [join(root, app.entry)],
     outfile: join(out, cli ? 'app/apps/cli/src/main.js' : 'app/main.js'),
     bundle: true,
     platform: 'node',

@@ -53,8 +53,11 @@ else
   root="$work/node-root"
   mmdebstrap --quiet --variant=extract "${strip_docs[@]}" \
     --include=libc6,libgcc-s1,libstdc++6,gcc-12-base,dash "$suite" "$root" "$mirror"
-  (cd "$root" && rm -rf var/lib/dpkg var/lib/apt var/cache/apt var/log/* etc/apt usr/share/doc usr/share/man \
-    usr/share/locale usr/share/lintian usr/share/info usr/share/i18n usr/lib/x86_64-linux-gnu/gconv)
+  # The extraction brings dpkg, tar and debianutils along: of the programs, only dash stays.
+  (cd "$root" && find bin sbin usr/bin usr/sbin -mindepth 1 ! -name dash -delete \
+    && rm -rf var/lib/dpkg var/lib/apt var/cache/apt var/log/* etc/apt etc/dpkg etc/alternatives usr/lib/dpkg \
+      usr/share/doc usr/share/man usr/share/locale usr/share/lintian usr/share/info usr/share/i18n usr/share/dpkg \
+      usr/share/debianutils usr/lib/x86_64-linux-gnu/gconv)
   mkdir -p "$root/usr/local/bin" "$root/home/node" "$root/tmp" "$root/etc"
   chmod 1777 "$root/tmp"
   ln -sf dash "$root/bin/sh"

@@ -5,7 +5,9 @@
  * offline stand-ins ocg/postgres and ocg/redis. Each image is tagged
  * `<version>-<content hash>` (the hash covers the build context, the
  * Dockerfile, the build arguments and the base image's id), `<version>` and
- * `latest`; an image whose hash tag exists is not built again.
+ * `latest`; an image whose hash tag exists is not built again. The product's
+ * images are also tagged with one tag for the set (`<version>-<hash of their
+ * hashes>`), which compose's OCG_TAG can name.
  *
  *   tsx tools/images/build.ts [--base IMAGE] [--debian IMAGE] [app ...]
  *
@@ -27,9 +29,10 @@ const SUPPORT_VERSION: Record<string, string> = { postgres: '15', redis: '7' };
 export const IMAGE_NAMES = [...Object.keys(APPS), ...SUPPORT];
 
 export interface BuiltImage { name: string; image: string; tag: string; built: boolean; seconds: number }
+export interface BuildResult { base: string; debian: string; images: BuiltImage[]; setTag?: string }
 export interface BuildOptions { base?: string; debian?: string; only?: string[]; log?: (line: string) => void }
 
-export async function buildImages(opts: BuildOptions = {}): Promise<{ base: string; debian: string; images: BuiltImage[] }> {
+export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
   const [base, debian] = opts.base && opts.debian ? [opts.base, opts.debian] : offlineBases(opts);
   const version = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string }).version;
@@ -57,7 +60,16 @@ export async function buildImages(opts: BuildOptions = {}): Promise<{ base: stri
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
-  return { base, debian, images };
+  return { base, debian, images, setTag: tagSet(images, version) };
+}
+
+/** One tag over every product image built together (all six, or none). */
+function tagSet(images: BuiltImage[], version: string): string | undefined {
+  const apps = images.filter((i) => i.name in APPS);
+  if (apps.length !== Object.keys(APPS).length) return undefined;
+  const tag = `${version}-set-${createHash('sha256').update(apps.map((i) => i.tag).join(',')).digest('hex').slice(0, 12)}`;
+  for (const item of apps) docker(['tag', `${item.image}:${item.tag}`, `${item.image}:${tag}`]);
+  return tag;
 }
 
 function supportContext(dir: string): string {

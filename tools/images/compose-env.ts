@@ -35,8 +35,8 @@ export function envFileText(values: Record<string, string>): string {
   const left = new Map(Object.entries(values));
   const lines = template.split('\n').map((line) => {
     const name = /^#?\s*([A-Z_][A-Z0-9_]*)=/.exec(line)?.[1];
-    if (!name || !left.has(name)) return line;
-    const value = left.get(name)!;
+    const value = name === undefined ? undefined : left.get(name);
+    if (name === undefined || value === undefined) return line;
     left.delete(name);
     return `${name}=${value}`;
   });

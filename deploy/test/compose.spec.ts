@@ -21,6 +21,8 @@ const root = resolve(__dirname, '../..');
 const project = `ocg-test-${randomBytes(4).toString('hex')}`;
 const dir = join(root, 'tmp', project);
 const MARKET = 'compose-cpu';
+/** Reading the host's iptables rules needs root (CI runs as root). */
+const isRoot = process.getuid?.() === 0;
 let envFile = '';
 let gateway = '';
 let caFile = '';
@@ -142,6 +144,8 @@ it('runs the product from the images and serves a posted job at its HTTPS endpoi
   );
   expect(body).toContain('Hello from an Open Compute Gateway job');
   expect(endpoint.hostname.toLowerCase()).toBe(`${job.toLowerCase()}.nodes.localhost`);
+  // The agent in its container isolated the job's network on the host (NET_ADMIN, host network namespace).
+  if (isRoot) expect(run('iptables', ['-S', 'DOCKER-USER'])).toContain(`ocg-job-${job} `);
 }, 900_000);
 
 it('stops the job, and down -v leaves nothing of the project or of its node in the engine', () => {
@@ -152,4 +156,5 @@ it('stops the job, and down -v leaves nothing of the project or of its node in t
     expect(left(kind, `com.docker.compose.project=${project}`)).toBe('');
     expect(left(kind, `ocg.node=${node}`)).toBe('');
   }
+  if (isRoot) expect(run('iptables', ['-S', 'DOCKER-USER'])).not.toContain(`ocg-job-${job} `);
 }, 300_000);

@@ -6,8 +6,8 @@ ARG BASE=node:24-bookworm-slim
 FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
-# The bundle loads every module on this base.
-RUN node apps/cli/src/main.js --version
+COPY smoke.js /tmp/smoke.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js apps/cli/src/main.js '^ocg \d' --version
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -20,7 +20,8 @@ LABEL org.opencontainers.image.title="ocg/cli" \
       org.opencontainers.image.source="${SOURCE}" \
       org.opencontainers.image.licenses="Apache-2.0"
 # Configuration: OCG_GATEWAY_URL, OCG_API_KEY; NODE_EXTRA_CA_CERTS to trust a private CA.
-ENV NODE_ENV=production
+ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache
 WORKDIR /opt/ocg
 COPY --from=build /opt/ocg ./
 USER node

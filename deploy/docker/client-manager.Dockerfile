@@ -6,7 +6,7 @@ FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
 COPY smoke.js /tmp/smoke.js
-RUN node /tmp/smoke.js main.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL'
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -22,6 +22,7 @@ LABEL org.opencontainers.image.title="ocg/client-manager" \
 # Secrets and optional: INTERNAL_TOKEN, ADMIN_API_KEY, ADMIN_EMAIL, OAUTH_ISSUER,
 # OAUTH_AUDIENCE, OAUTH_JWKS_URL, SESSION_TTL_SECONDS, RATE_LIMIT_*_PER_MINUTE, MAX_API_KEYS_PER_USER.
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     PORT=8081 \
     LOG_LEVEL=info

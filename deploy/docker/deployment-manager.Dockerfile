@@ -6,7 +6,7 @@ FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
 COPY smoke.js /tmp/smoke.js
-RUN node /tmp/smoke.js main.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL'
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -22,6 +22,7 @@ LABEL org.opencontainers.image.title="ocg/deployment-manager" \
 # Secrets and optional: INTERNAL_TOKEN, PUBLIC_URL, NODE_PUBLIC_PORT,
 # JOB_POSTS_PER_MINUTE, UPLOADS_PER_MINUTE, MAX_UPLOADS_PER_USER, MAX_UPLOAD_BYTES_PER_USER.
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     PORT=8083 \
     LOG_LEVEL=info \

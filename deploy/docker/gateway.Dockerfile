@@ -7,7 +7,7 @@ FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
 COPY smoke.js /tmp/smoke.js
-RUN node /tmp/smoke.js main.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL'
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -24,6 +24,7 @@ LABEL org.opencontainers.image.title="ocg/gateway" \
 # (PORT serves HTTPS), HTTP_REDIRECT_PORT, PUBLIC_HTTPS_PORT, TRUSTED_PROXIES,
 # ALLOW_PRIVATE_INGRESS, INGRESS_ALLOW_CIDRS, INGRESS_CA_FILE.
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     PORT=8080 \
     LOG_LEVEL=info \

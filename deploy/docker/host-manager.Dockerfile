@@ -6,7 +6,7 @@ FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
 COPY smoke.js /tmp/smoke.js
-RUN node /tmp/smoke.js main.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL'
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -22,6 +22,7 @@ LABEL org.opencontainers.image.title="ocg/host-manager" \
 # Secrets and optional: INTERNAL_TOKEN, ALLOW_PRIVATE_INGRESS,
 # INGRESS_ALLOW_CIDRS, NODE_PRESENCE_TTL_SECONDS, BENCHMARK_APPLY_LOCK_TIMEOUT_MS.
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     PORT=8082 \
     LOG_LEVEL=info \

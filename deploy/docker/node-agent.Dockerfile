@@ -30,7 +30,7 @@ FROM ${BASE} AS build
 WORKDIR /opt/ocg
 COPY app/ ./
 COPY smoke.js /tmp/smoke.js
-RUN node /tmp/smoke.js main.js && node -e "require('fs').mkdirSync('/state')"
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL' && node -e "require('fs').mkdirSync('/state')"
 
 FROM ${BASE}
 ARG VERSION=0.0.0
@@ -49,6 +49,7 @@ LABEL org.opencontainers.image.title="ocg/node-agent" \
 # dockerd uses legacy rules), ALLOW_PRIVATE_REGISTRIES, MAX_JOBS, CONTAINER_MEMORY_MB,
 # STOP_JOBS_ON_EXIT, DOCKER_SOCKET.
 ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     API_PORT=8090 \
     INGRESS_PORT=8091 \

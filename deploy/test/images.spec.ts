@@ -71,6 +71,12 @@ it('does not build an image again when its content is unchanged', async () => {
   expect(again.images.map((i) => i.tag)).toEqual([imageRef(result, 'cli'), imageRef(result, 'gateway')].map((r) => r.split(':')[1]));
 }, 300_000);
 
+it.each([...SERVICES, 'cli'])('ocg/%s starts from the compile cache made at build time', (name) => {
+  const entry = name === 'cli' ? '/opt/ocg/apps/cli/src/main.js' : '/opt/ocg/main.js';
+  const out = spawnSync('docker', ['run', '--rm', '-e', 'NODE_DEBUG_NATIVE=COMPILE_CACHE', '-e', 'LOG_LEVEL=not-a-level', '--entrypoint', 'node', imageRef(result, name), entry, '--version'], { encoding: 'utf8' });
+  expect(out.stderr).toContain(`V8 code cache for CommonJS ${entry} was accepted`);
+});
+
 it('the CLI image answers --version with its version and Node 24', () => {
   expect(docker('run', '--rm', imageRef(result, 'cli'), '--version').trim()).toMatch(/^ocg \d+\.\d+\.\d+ \(node v24\./);
 });

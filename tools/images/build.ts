@@ -81,7 +81,7 @@ function supportContext(dir: string): string {
 function contextFiles(name: string): string[] {
   if (name === 'postgres') return ['postgres-entrypoint.sh'];
   if (name === 'redis') return [];
-  return name === 'cli' ? [] : ['healthcheck.js', 'smoke.js'];
+  return name === 'cli' ? ['smoke.js'] : ['healthcheck.js', 'smoke.js'];
 }
 
 /** tools/images/base.sh: builds the offline bases unless they exist; prints node base, then Debian. */

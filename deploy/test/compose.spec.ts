@@ -14,8 +14,7 @@ import { join, resolve } from 'node:path';
 import { createApiClient, type ApiClient } from '@ocg/api-client';
 import { fetch as tlsFetch } from 'undici';
 import { ensureBusyboxImage, freePort, localHttpsDispatcher, waitFor } from '@ocg/testing';
-import { makeComposeEnv } from '../../tools/images/compose-env';
-import { imageRef, images, run } from './support/images';
+import { imageRef, images, makeComposeEnv, run, type BuildResult } from './support/images';
 
 const root = resolve(__dirname, '../..');
 const project = `ocg-test-${randomBytes(4).toString('hex')}`;
@@ -50,13 +49,13 @@ function cli(apiKey: string, ...args: string[]): string {
     '-e', `OCG_GATEWAY_URL=${gateway}`, '-e', `OCG_API_KEY=${apiKey}`, imageRef(built, 'cli'), ...args]);
 }
 
-let built: Awaited<ReturnType<typeof images>>;
+let built: BuildResult;
 
 beforeAll(async () => {
-  built = await images();
+  built = images();
   await ensureBusyboxImage('ocg/busybox:local'); // examples/hello.json's image, made locally (no registry)
   mkdirSync(dir, { recursive: true });
-  ({ envFile } = await makeComposeEnv(dir, {
+  ({ envFile } = makeComposeEnv(dir, {
     GATEWAY_HTTPS_ADDRESS: '127.0.0.1:',
     GATEWAY_HTTP_ADDRESS: '127.0.0.1:',
     POSTGRES_IMAGE: imageRef(built, 'postgres'),

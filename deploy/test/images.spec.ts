@@ -8,8 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { freePort, waitFor } from '@ocg/testing';
-import { buildImages, type BuildResult } from '../../tools/images/build';
-import { docker, imageRef, images, inspect, run } from './support/images';
+import { buildImages, docker, imageRef, images, inspect, run, type BuildResult } from './support/images';
 
 const SERVICES = ['gateway', 'client-manager', 'host-manager', 'deployment-manager', 'node-agent'];
 const MB = 1_000_000;
@@ -23,8 +22,8 @@ interface ImageInfo {
 
 let result: BuildResult;
 
-beforeAll(async () => {
-  result = await images();
+beforeAll(() => {
+  result = images();
 }, 1_200_000);
 
 afterAll(() => {
@@ -65,8 +64,8 @@ describe.each([...SERVICES, 'cli'])('ocg/%s', (name) => {
   });
 });
 
-it('does not build an image again when its content is unchanged', async () => {
-  const again = await buildImages({ base: result.base, debian: result.debian, only: ['cli', 'gateway'], log: () => undefined });
+it('does not build an image again when its content is unchanged', () => {
+  const again = buildImages('--base', result.base, '--debian', result.debian, 'cli', 'gateway');
   expect(again.images.map((i) => [i.name, i.built])).toEqual([['cli', false], ['gateway', false]]);
   expect(again.images.map((i) => i.tag)).toEqual([imageRef(result, 'cli'), imageRef(result, 'gateway')].map((r) => r.split(':')[1]));
 }, 300_000);

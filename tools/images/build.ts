@@ -9,11 +9,12 @@
  * images are also tagged with one tag for the set (`<version>-<hash of their
  * hashes>`), which compose's OCG_TAG can name.
  *
- *   tsx tools/images/build.ts [--base IMAGE] [--debian IMAGE] [app ...]
+ *   tsx tools/images/build.ts [--base IMAGE] [--debian IMAGE] [--json] [app ...]
  *
  * Without --base / --debian the offline bases of tools/images/base.sh are
  * built (or reused) and used: no registry is needed. Prints one line per
- * image: `<name> <hash tag> <built|exists> <seconds>`.
+ * image: `<name> <hash tag> <built|exists> <seconds>`; with --json, those lines
+ * go to stderr and stdout gets the result (bases, images, the set's tag).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,7 +31,7 @@ export const IMAGE_NAMES = [...Object.keys(APPS), ...SUPPORT];
 
 export interface BuiltImage { name: string; image: string; tag: string; built: boolean; seconds: number }
 export interface BuildResult { base: string; debian: string; images: BuiltImage[]; setTag?: string }
-export interface BuildOptions { base?: string; debian?: string; only?: string[]; log?: (line: string) => void }
+export interface BuildOptions { base?: string; debian?: string; only?: string[]; json?: boolean; log?: (line: string) => void }
 
 export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
@@ -144,6 +145,7 @@ function parseArgs(argv: string[]): BuildOptions {
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--base') opts.base = argv[++i];
     else if (argv[i] === '--debian') opts.debian = argv[++i];
+    else if (argv[i] === '--json') opts.json = true;
     else if (IMAGE_NAMES.includes(argv[i])) only.push(argv[i]);
     else throw new Error(`unknown argument ${argv[i]} (images: ${IMAGE_NAMES.join(', ')})`);
   }
@@ -151,7 +153,11 @@ function parseArgs(argv: string[]): BuildOptions {
 }
 
 if (require.main === module) {
-  buildImages(parseArgs(process.argv.slice(2))).catch((err: unknown) => {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.json) opts.log = (line) => console.error(line);
+  buildImages(opts).then((result) => {
+    if (opts.json) console.log(JSON.stringify(result));
+  }, (err: unknown) => {
     console.error(`build: ${(err as Error).message}`);
     process.exit(1);
   });

@@ -5,7 +5,10 @@
  * *.<NODE_DOMAIN>, its key readable by the gateway's user (uid 1000).
  * Existing files are kept.
  *
- *   tsx tools/images/compose-env.ts [directory]     (default: deploy/)
+ *   tsx tools/images/compose-env.ts [directory] [NAME=value ...]     (default: deploy/)
+ *
+ * The NAME=value pairs replace the template's settings. Prints the env
+ * file's and the TLS directory's paths as JSON.
  */
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -56,9 +59,11 @@ export async function makeComposeEnv(dir: string, overrides: Record<string, stri
 }
 
 if (require.main === module) {
-  const dir = resolve(process.argv[2] ?? join(root, 'deploy'));
-  makeComposeEnv(dir).then(
-    ({ envFile, tlsDir }) => console.log(`compose-env: ${envFile} and ${tlsDir} are ready`),
+  const args = process.argv.slice(2);
+  const dir = resolve(args[0] && !args[0].includes('=') ? String(args.shift()) : join(root, 'deploy'));
+  const overrides = Object.fromEntries(args.map((arg) => [arg.slice(0, arg.indexOf('=')), arg.slice(arg.indexOf('=') + 1)]));
+  makeComposeEnv(dir, overrides).then(
+    (made) => console.log(JSON.stringify(made)),
     (err: unknown) => {
       console.error(`compose-env: ${(err as Error).message}`);
       process.exit(1);

@@ -9,7 +9,7 @@
 #   bash tools/ci/affected.sh --only gateway --images
 # Options: --base REF (default: merge base with origin/main or main), --head REF
 # (default: the work tree), --only P[,P...], --images (build with
-# tools/images/build.sh <app>), --push (with --images: push to $IMAGE_REGISTRY/ocg/<app>:<commit> and :main),
+# tools/images/build.ts <app>), --push (with --images: push to $IMAGE_REGISTRY/ocg/<app>:<commit> and :main),
 # --dry-run. Writes affected=true|false to $GITHUB_OUTPUT when that is set.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -74,8 +74,8 @@ fi
 npx tsx tools/testenv/run.ts -- npx nx run-many -t lint typecheck test --projects="$projects" --parallel=1 --outputStyle=stream
 
 [ ${#builds[@]} -eq 0 ] && exit 0
-if [ ! -f tools/images/build.sh ]; then
-  say "tools/images/build.sh is missing: cannot build ${builds[*]}"
+if [ ! -f tools/images/build.ts ]; then
+  say "tools/images/build.ts is missing: cannot build ${builds[*]}"
   exit 1
 fi
 if $push; then
@@ -91,7 +91,7 @@ commit=$(git rev-parse HEAD)
 npx tsx tools/testenv/run.ts -- bash -c '
   set -euo pipefail
   for app in '"${builds[*]}"'; do
-    bash tools/images/build.sh "$app"
+    npx tsx tools/images/build.ts "$app"
     if '"$push"'; then
       for tag in '"$commit"' main; do
         docker tag "ocg/$app" "'"${registry:-}"'/ocg/$app:$tag"

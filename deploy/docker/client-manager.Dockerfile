@@ -1,0 +1,35 @@
+# ocg/client-manager: users, API keys, scopes, wallet signing, validation, credits
+# Build context: tmp/images/client-manager (tools/images/build.ts bundles it).
+ARG BASE=node:24-bookworm-slim
+
+FROM ${BASE} AS build
+WORKDIR /opt/ocg
+COPY app/ ./
+COPY smoke.js /tmp/smoke.js
+RUN NODE_COMPILE_CACHE=/opt/ocg/.compile-cache node /tmp/smoke.js main.js 'Invalid configuration:[\s\S]*LOG_LEVEL'
+
+FROM ${BASE}
+ARG VERSION=0.0.0
+ARG REVISION=unknown
+ARG SOURCE=unknown
+LABEL org.opencontainers.image.title="ocg/client-manager" \
+      org.opencontainers.image.description="Open Compute Gateway: client-manager" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${REVISION}" \
+      org.opencontainers.image.source="${SOURCE}" \
+      org.opencontainers.image.licenses="Apache-2.0"
+# Configuration (README "Configuration", apps/client-manager/README.md). Required: DATABASE_URL, REDIS_URL, MASTER_KEY (32 bytes, hex or base64).
+# Secrets and optional: INTERNAL_TOKEN, ADMIN_API_KEY, ADMIN_EMAIL, OAUTH_ISSUER,
+# OAUTH_AUDIENCE, OAUTH_JWKS_URL, SESSION_TTL_SECONDS, RATE_LIMIT_*_PER_MINUTE, MAX_API_KEYS_PER_USER.
+ENV NODE_ENV=production \
+    NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
+    HOST=0.0.0.0 \
+    PORT=8081 \
+    LOG_LEVEL=info
+WORKDIR /opt/ocg
+COPY --from=build /opt/ocg ./
+COPY healthcheck.js /opt/healthcheck.js
+USER node
+EXPOSE 8081
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "/opt/healthcheck.js"]
+CMD ["node", "main.js"]

@@ -53,7 +53,8 @@ export class LooseHolds {
       await this.holds.forget(hold.reference); // never placed, and cannot be now: nothing to release
       return undefined;
     }
-    if (await this.holds.placed(this.db, hold.reference, holdId, false)) return { ...hold, state: 'open', hold_id: holdId };
+    const adopted = await this.holds.placed(this.db, hold.reference, holdId, false);
+    if (adopted) return adopted;
     const now = await this.holds.find(hold.reference);
     return now && now.state === 'open' && !now.applied ? now : undefined;
   }

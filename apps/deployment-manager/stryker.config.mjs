@@ -21,7 +21,7 @@ export default {
   jest: {
     ...base.jest,
     config: {
-      testMatch: ['cid', 'state', 'billing', 'settlement', 'money', 'jobs.extend', 'jobs.short-balance'].map((name) => `<rootDir>/test/${name}.spec.ts`),
+      testMatch: ['cid', 'state', 'billing', 'settlement', 'holds', 'jobs.extend', 'jobs.short-balance'].map((name) => `<rootDir>/test/${name}.spec.ts`),
     },
   },
   ignorePatterns: [...base.ignorePatterns, '!/apps/client-manager', '!/apps/host-manager'],

@@ -1,57 +1,56 @@
 import { randomBytes } from 'node:crypto';
+import type { DataSource } from 'typeorm';
+import { createDataSource } from '@ocg/db';
 import { createLogger } from '@ocg/http';
 import { captureLogs } from '@ocg/testing';
+import { ContentSeal } from '../src/cas/content-seal';
 import { CreditsClient } from '../src/clients/credits.client';
 import { ServiceClient } from '../src/clients/service-client';
 import { HoldRepository } from '../src/jobs/hold.repository';
 import { JobRepository } from '../src/jobs/job.repository';
 import { LooseHolds } from '../src/jobs/loose-holds';
 import { SettlementService } from '../src/jobs/settlement.service';
-import { startDeploymentManager, type TestDeploymentManager } from './support/deployment-manager';
-import { INTERNAL_TOKEN, startManagers, type Managers, type TestUser } from './support/managers';
-import { SignedNode } from './support/nodes';
-import { expectBalance, runningJob } from './support/jobs';
+import { migrations } from '../src/migrations';
+import { INTERNAL_TOKEN, MASTER_KEY, startClientManager, type ClientManager, type TestUser } from './support/managers';
+import { expectBalance } from './support/jobs';
 
 const PRICE = 1000;
 const CREDITS = 1_000_000;
 const ORPHAN_SECONDS = 60;
+const DEFINITION_CID = 'bafkreihdwdcefgh4dqkjv67uzcmw7ojee6xedzdetojuzjevtenxquvyku';
 
 /**
  * The money of a job as this service keeps it: its hold rows, the release of
- * holds that pay for nothing, and settlement, against a real client-manager.
+ * holds that pay for nothing, and settlement, against a real client-manager
+ * (and no market or node: jobs are written as they are when they ended).
  * States a running service shows only in a crash or a race are written into
  * the database directly (or made by a trigger at the moment of the race).
  */
 describe('credit holds and their settlement', () => {
-  let m: Managers;
-  let dm: TestDeploymentManager;
-  let market: { name: string };
-  let node: SignedNode;
+  let m: ClientManager;
+  let db: DataSource;
   let logs: ReturnType<typeof captureLogs>;
   let holds: HoldRepository;
   let credits: CreditsClient;
   let settlement: SettlementService;
-  const loose = () => new LooseHolds(dm.db, holds, credits, settlement, ORPHAN_SECONDS, createLogger({ service: 'test', destination: logs.stream }));
+  const loose = () => new LooseHolds(db, holds, credits, settlement, ORPHAN_SECONDS, createLogger({ service: 'test', destination: logs.stream }));
 
   beforeAll(async () => {
-    m = await startManagers();
-    dm = await startDeploymentManager(m);
-    const created = await m.createMarket({ pricePerSecond: PRICE });
-    market = created;
-    node = new SignedNode();
-    await node.register(m, created.name, created.joinToken);
+    m = await startClientManager();
+    db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+    await db.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, '\\x', 0)`, [DEFINITION_CID]);
     credits = new CreditsClient(new ServiceClient('client-manager', m.clientManagerUrl, INTERNAL_TOKEN, 10_000));
-    holds = new HoldRepository(dm.db);
+    holds = new HoldRepository(db);
   }, 120_000);
 
   beforeEach(() => {
     logs = captureLogs();
     const logger = createLogger({ service: 'test', destination: logs.stream });
-    settlement = new SettlementService(new JobRepository(dm.db, dm.services.seal), holds, credits, 30, logger);
+    settlement = new SettlementService(new JobRepository(db, new ContentSeal(Buffer.from(MASTER_KEY, 'hex'))), holds, credits, 30, logger);
   });
 
   afterAll(async () => {
-    await dm?.close();
+    await db?.destroy();
     await m?.stop();
   });
 
@@ -60,17 +59,31 @@ describe('credit holds and their settlement', () => {
   const holdRow = (reference: string) => holds.find(reference);
   /** A hold row as a crash or a race leaves it, `ageSeconds` untouched. */
   const writeHold = (h: { reference: string; job?: string; seq?: number; user: TestUser; amount: number; state: string; applied?: boolean; holdId?: string | null; ageSeconds?: number }) =>
-    dm.db.query(
+    db.query(
       `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state, applied, hold_id, updated_at)
        VALUES ($1, $2, $3, $4, $5, 5, $6, $7, $8, now() - make_interval(secs => $9))`,
       [h.reference, h.job ?? h.reference, h.seq ?? 0, h.user.id, h.amount, h.state, h.applied ?? false, h.holdId ?? null, h.ageSeconds ?? 3600],
     );
   const place = async (user: TestUser, amount: number, reference: string) => (await credits.hold({ userId: user.id, amount, reference })).id;
-  /** Ends a running job as a crash would leave it: ended `seconds` after its start, not settled. */
-  const endedUnsettled = (address: string, seconds: number) =>
-    dm.db.query(`UPDATE jobs SET status = 'STOPPED', end_reason = 'stopped by the poster', finished_at = started_at + make_interval(secs => $2) WHERE address = $1`, [address, seconds]);
+  /**
+   * A job that ran `seconds` of its paid 100 and ended, not settled yet (what a crash between the two leaves),
+   * with its first hold placed and applied; `running`: still running, started `seconds` ago.
+   */
+  const endedJob = async (user: TestUser, seconds: number, { running = false } = {}) => {
+    const address = fakeJob('Ended');
+    await db.query(
+      `INSERT INTO jobs (address, address_lower, user_id, poster_address, market_address, node_address, status, end_reason, definition_cid, definition, exposes,
+                         price_per_second, duration_seconds, max_duration_seconds, started_at, ends_at, finished_at, last_seen_at, acked_at)
+       SELECT $1, lower($1), $2, $3, 'market', 'node', $4, $5, $6, '{}', false, $7, 100, 100, s, s + interval '100 seconds', CASE WHEN $8 THEN NULL ELSE s + make_interval(secs => $9) END, s, s
+       FROM (SELECT now() - make_interval(secs => $9) AS s) started`,
+      [address, user.id, user.address, running ? 'RUNNING' : 'STOPPED', running ? null : 'stopped by the poster', DEFINITION_CID, PRICE, running, seconds],
+    );
+    const holdId = await place(user, 100 * PRICE, address);
+    await writeHold({ reference: address, user, amount: 100 * PRICE, state: 'open', applied: true, holdId, ageSeconds: 0 });
+    return address;
+  };
   const jobRow = async (address: string) =>
-    (await dm.db.query(`SELECT billed_seconds, cost::int, settled_at, settle_attempt_at FROM jobs WHERE address = $1`, [address]))[0] as {
+    (await db.query(`SELECT billed_seconds, cost::int, settled_at, settle_attempt_at FROM jobs WHERE address = $1`, [address]))[0] as {
       billed_seconds: number;
       cost: number;
       settled_at: Date | null;
@@ -105,21 +118,21 @@ describe('credit holds and their settlement', () => {
     describe('numbering conflicts', () => {
       beforeAll(async () => {
         // Counts insert attempts: a sequence is not rolled back with the failed INSERT.
-        await dm.db.query(`CREATE SEQUENCE hold_insert_attempts`);
-        await dm.db.query(`CREATE FUNCTION count_hold_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('hold_insert_attempts'); RETURN NEW; END $$`);
-        await dm.db.query(`CREATE TRIGGER count_hold_insert BEFORE INSERT ON job_holds FOR EACH ROW WHEN (NEW.job_address LIKE 'Counted%') EXECUTE FUNCTION count_hold_insert()`);
+        await db.query(`CREATE SEQUENCE hold_insert_attempts`);
+        await db.query(`CREATE FUNCTION count_hold_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('hold_insert_attempts'); RETURN NEW; END $$`);
+        await db.query(`CREATE TRIGGER count_hold_insert BEFORE INSERT ON job_holds FOR EACH ROW WHEN (NEW.job_address LIKE 'Counted%') EXECUTE FUNCTION count_hold_insert()`);
       });
 
       afterAll(async () => {
-        await dm.db.query(`DROP TRIGGER count_hold_insert ON job_holds`);
-        await dm.db.query(`DROP FUNCTION count_hold_insert()`);
-        await dm.db.query(`DROP SEQUENCE hold_insert_attempts`);
+        await db.query(`DROP TRIGGER count_hold_insert ON job_holds`);
+        await db.query(`DROP FUNCTION count_hold_insert()`);
+        await db.query(`DROP SEQUENCE hold_insert_attempts`);
       });
 
       const attempts = async (work: () => Promise<unknown>) => {
-        const [{ before }] = await dm.db.query(`SELECT nextval('hold_insert_attempts')::int AS before`);
+        const [{ before }] = await db.query(`SELECT nextval('hold_insert_attempts')::int AS before`);
         await work();
-        const [{ after }] = await dm.db.query(`SELECT nextval('hold_insert_attempts')::int AS after`);
+        const [{ after }] = await db.query(`SELECT nextval('hold_insert_attempts')::int AS after`);
         return after - before - 1;
       };
 
@@ -145,8 +158,8 @@ describe('credit holds and their settlement', () => {
       const user = await m.newUser();
       const job = fakeJob();
       await holds.begin({ reference: job, job, seq: 0, userId: user.id, amount: 5000, seconds: 5 });
-      expect(await holds.placed(dm.db, job, 'hld_first', true)).toMatchObject({ reference: job, state: 'open', hold_id: 'hld_first', applied: true });
-      expect(await holds.placed(dm.db, job, 'hld_second', false)).toBeUndefined();
+      expect(await holds.placed(db, job, 'hld_first', true)).toMatchObject({ reference: job, state: 'open', hold_id: 'hld_first', applied: true });
+      expect(await holds.placed(db, job, 'hld_second', false)).toBeUndefined();
       expect(await holdRow(job)).toMatchObject({ state: 'open', hold_id: 'hld_first', applied: true });
     });
 
@@ -188,7 +201,7 @@ describe('credit holds and their settlement', () => {
       expect(await holds.takeLoose(older, ORPHAN_SECONDS)).toBe(true);
       expect(await holds.takeLoose(older, ORPHAN_SECONDS)).toBe(false);
       expect(mine(await holds.loose(ORPHAN_SECONDS, 1000))).toEqual([old]);
-      await dm.db.query(`DELETE FROM job_holds WHERE reference = ANY($1)`, [[older, old, young, applied, closed]]);
+      await db.query(`DELETE FROM job_holds WHERE reference = ANY($1)`, [[older, old, young, applied, closed]]);
     });
   });
 
@@ -211,7 +224,7 @@ describe('credit holds and their settlement', () => {
       await writeHold({ reference, user, amount: 5000, state: 'open', holdId: await place(user, 5000, reference), ageSeconds: 5 });
       expect(await loose().releaseAll()).toBe(0);
       expect(await m.balance(user)).toMatchObject({ held: 5000 });
-      await dm.db.query(`DELETE FROM job_holds WHERE reference = $1`, [reference]);
+      await db.query(`DELETE FROM job_holds WHERE reference = $1`, [reference]);
     });
 
     it('places and releases a hold whose post died before knowing whether it was placed: net zero', async () => {
@@ -245,14 +258,14 @@ describe('credit holds and their settlement', () => {
       expect(logged('could not release a loose hold; retried later')).toEqual([
         expect.objectContaining({ level: 'warn', hold: refused, err: expect.stringContaining(`The credit hold ${refused} conflicts`) }),
       ]);
-      await dm.db.query(`DELETE FROM job_holds WHERE reference = $1`, [refused]);
+      await db.query(`DELETE FROM job_holds WHERE reference = $1`, [refused]);
     });
 
     describe('when the request of a placing hold finishes while the sweeper takes it', () => {
       beforeAll(async () => {
         // What the request writes, as it writes it, the moment the sweeper takes the row.
-        await dm.db.query(`CREATE TABLE finished_meanwhile (reference text PRIMARY KEY, hold_id text NOT NULL, applied boolean NOT NULL)`);
-        await dm.db.query(`CREATE FUNCTION finish_meanwhile() RETURNS trigger LANGUAGE plpgsql AS $$
+        await db.query(`CREATE TABLE finished_meanwhile (reference text PRIMARY KEY, hold_id text NOT NULL, applied boolean NOT NULL)`);
+        await db.query(`CREATE FUNCTION finish_meanwhile() RETURNS trigger LANGUAGE plpgsql AS $$
           DECLARE f finished_meanwhile%ROWTYPE;
           BEGIN
             SELECT * INTO f FROM finished_meanwhile WHERE reference = OLD.reference;
@@ -261,13 +274,13 @@ describe('credit holds and their settlement', () => {
             END IF;
             RETURN NEW;
           END $$`);
-        await dm.db.query(`CREATE TRIGGER finish_meanwhile BEFORE UPDATE ON job_holds FOR EACH ROW EXECUTE FUNCTION finish_meanwhile()`);
+        await db.query(`CREATE TRIGGER finish_meanwhile BEFORE UPDATE ON job_holds FOR EACH ROW EXECUTE FUNCTION finish_meanwhile()`);
       });
 
       afterAll(async () => {
-        await dm.db.query(`DROP TRIGGER finish_meanwhile ON job_holds`);
-        await dm.db.query(`DROP FUNCTION finish_meanwhile()`);
-        await dm.db.query(`DROP TABLE finished_meanwhile`);
+        await db.query(`DROP TRIGGER finish_meanwhile ON job_holds`);
+        await db.query(`DROP FUNCTION finish_meanwhile()`);
+        await db.query(`DROP TABLE finished_meanwhile`);
       });
 
       const race = async (applied: boolean) => {
@@ -275,7 +288,7 @@ describe('credit holds and their settlement', () => {
         const reference = fakeJob('Loose');
         const holdId = await place(user, 5000, reference);
         await writeHold({ reference, user, amount: 5000, state: 'placing' });
-        await dm.db.query(`INSERT INTO finished_meanwhile VALUES ($1, $2, $3)`, [reference, holdId, applied]);
+        await db.query(`INSERT INTO finished_meanwhile VALUES ($1, $2, $3)`, [reference, holdId, applied]);
         return { user, reference, released: await loose().releaseAll() };
       };
 
@@ -299,8 +312,7 @@ describe('credit holds and their settlement', () => {
   describe('settlement', () => {
     it('captures the seconds run, releases the rest, and logs what it charged', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
-      await endedUnsettled(address, 2);
+      const address = await endedJob(user, 2);
       expect(await settlement.settle(address)).toBe(true);
       expect(await jobRow(address)).toMatchObject({ billed_seconds: 2, cost: 2 * PRICE, settled_at: expect.any(Date), settle_attempt_at: null });
       await expectBalance(m, user, CREDITS, 2 * PRICE);
@@ -311,9 +323,8 @@ describe('credit holds and their settlement', () => {
 
     it('keeps the seconds and cost fixed by an earlier attempt', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
-      await endedUnsettled(address, 5);
-      await dm.db.query(`UPDATE jobs SET billed_seconds = 2, cost = 1500 WHERE address = $1`, [address]);
+      const address = await endedJob(user, 5);
+      await db.query(`UPDATE jobs SET billed_seconds = 2, cost = 1500 WHERE address = $1`, [address]);
       expect(await settlement.settle(address)).toBe(true);
       expect(await jobRow(address)).toMatchObject({ billed_seconds: 2, cost: 1500 });
       await expectBalance(m, user, CREDITS, 1500);
@@ -321,9 +332,8 @@ describe('credit holds and their settlement', () => {
 
     it('leaves alone the hold of an extension still being placed: it pays for nothing yet', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
+      const address = await endedJob(user, 2);
       const extension = await holds.beginNext({ job: address, userId: user.id, amount: 5000, seconds: 5 });
-      await endedUnsettled(address, 2);
       expect(await settlement.settle(address)).toBe(true);
       expect(await holdRow(extension)).toMatchObject({ state: 'placing', settle_amount: null });
       await expectBalance(m, user, CREDITS, 2 * PRICE);
@@ -331,30 +341,28 @@ describe('credit holds and their settlement', () => {
 
     it('is not settled, and leaves the job to a later sweep, when client-manager refuses the settle of an open hold', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
-      await endedUnsettled(address, 2);
+      const address = await endedJob(user, 2);
       const [hold] = await holds.ofJob(address);
-      await dm.db.query(`UPDATE job_holds SET settle_amount = $2 WHERE reference = $1`, [hold.reference, 100 * PRICE + 1]); // more than it holds
+      await db.query(`UPDATE job_holds SET settle_amount = $2 WHERE reference = $1`, [hold.reference, 100 * PRICE + 1]); // more than it holds
       expect(await settlement.settle(address)).toBe(false);
       expect(await jobRow(address)).toMatchObject({ settled_at: null, settle_attempt_at: null });
       expect(await holdRow(hold.reference)).toMatchObject({ state: 'open', settled: null });
       expect(logged('client-manager refused a settle of an open hold')).toEqual([
         expect.objectContaining({ level: 'error', hold: hold.reference, amount: 100 * PRICE + 1, message: expect.stringContaining('holds only') }),
       ]);
-      await dm.db.query(`UPDATE job_holds SET settle_amount = NULL WHERE reference = $1`, [hold.reference]);
+      await db.query(`UPDATE job_holds SET settle_amount = NULL WHERE reference = $1`, [hold.reference]);
       expect(await settlement.settle(address)).toBe(true);
       await expectBalance(m, user, CREDITS, 2 * PRICE);
     });
 
     it('records what a hold closed earlier really captured, and says so when it is not what was planned', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
-      await endedUnsettled(address, 2);
+      const address = await endedJob(user, 2);
       expect(await settlement.settle(address)).toBe(true);
       // The record of that settle lost, and the planned share with it (a crash, then another plan).
-      await dm.db.query(`UPDATE jobs SET settled_at = NULL WHERE address = $1`, [address]);
+      await db.query(`UPDATE jobs SET settled_at = NULL WHERE address = $1`, [address]);
       const [hold] = await holds.ofJob(address);
-      await dm.db.query(`UPDATE job_holds SET state = 'open', settled = NULL, settle_amount = $2 WHERE reference = $1`, [hold.reference, 3 * PRICE]);
+      await db.query(`UPDATE job_holds SET state = 'open', settled = NULL, settle_amount = $2 WHERE reference = $1`, [hold.reference, 3 * PRICE]);
       expect(await settlement.settle(address)).toBe(true);
       expect(await holdRow(hold.reference)).toMatchObject({ state: 'closed', settled: String(2 * PRICE) });
       expect(logged('a closed hold captured another amount than planned')).toEqual([
@@ -365,25 +373,24 @@ describe('credit holds and their settlement', () => {
 
     it('answers false, logs why and frees the job for the next sweep when a hold cannot be settled', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
-      await endedUnsettled(address, 2);
+      const address = await endedJob(user, 2);
       const [hold] = await holds.ofJob(address);
-      await dm.db.query(`UPDATE job_holds SET hold_id = NULL WHERE reference = $1`, [hold.reference]);
+      await db.query(`UPDATE job_holds SET hold_id = NULL WHERE reference = $1`, [hold.reference]);
       expect(await settlement.settle(address)).toBe(false);
       expect(await jobRow(address)).toMatchObject({ settled_at: null, settle_attempt_at: null });
       expect(logged('settlement failed; the sweeper retries')).toEqual([
         expect.objectContaining({ level: 'warn', job: address, err: `hold ${hold.reference} is not placed yet` }),
       ]);
-      await dm.db.query(`UPDATE job_holds SET hold_id = $2 WHERE reference = $1`, [hold.reference, hold.hold_id]);
+      await db.query(`UPDATE job_holds SET hold_id = $2 WHERE reference = $1`, [hold.reference, hold.hold_id]);
       expect(await settlement.settle(address)).toBe(true);
     });
 
     it('does nothing for a job another sweeper is settling, or one that has not ended', async () => {
       const user = await m.newUser(CREDITS);
-      const address = await runningJob(dm, user, node, market.name);
+      const address = await endedJob(user, 2, { running: true });
       expect(await settlement.settle(address)).toBe(false);
-      await endedUnsettled(address, 2);
-      await dm.db.query(`UPDATE jobs SET settle_attempt_at = now() WHERE address = $1`, [address]);
+      await db.query(`UPDATE jobs SET status = 'STOPPED', finished_at = now() WHERE address = $1`, [address]);
+      await db.query(`UPDATE jobs SET settle_attempt_at = now() WHERE address = $1`, [address]);
       expect(await settlement.settle(address)).toBe(false);
       expect(await m.balance(user)).toMatchObject({ held: 100 * PRICE, spent: 0 });
       expect(logs.lines()).toEqual([]);

@@ -264,13 +264,13 @@ describe('credit holds and their settlement', () => {
     describe('when the request of a placing hold finishes while the sweeper takes it', () => {
       beforeAll(async () => {
         // What the request writes, as it writes it, the moment the sweeper takes the row.
-        await db.query(`CREATE TABLE finished_meanwhile (reference text PRIMARY KEY, hold_id text NOT NULL, applied boolean NOT NULL)`);
+        await db.query(`CREATE TABLE finished_meanwhile (reference text PRIMARY KEY, hold_id text NOT NULL, state text NOT NULL, applied boolean NOT NULL)`);
         await db.query(`CREATE FUNCTION finish_meanwhile() RETURNS trigger LANGUAGE plpgsql AS $$
           DECLARE f finished_meanwhile%ROWTYPE;
           BEGIN
             SELECT * INTO f FROM finished_meanwhile WHERE reference = OLD.reference;
             IF FOUND AND OLD.state = 'placing' AND NEW.state = 'placing' THEN
-              NEW.state := 'open'; NEW.hold_id := f.hold_id; NEW.applied := f.applied;
+              NEW.state := f.state; NEW.hold_id := f.hold_id; NEW.applied := f.applied;
             END IF;
             RETURN NEW;
           END $$`);
@@ -283,12 +283,13 @@ describe('credit holds and their settlement', () => {
         await db.query(`DROP TABLE finished_meanwhile`);
       });
 
-      const race = async (applied: boolean) => {
+      const race = async (applied: boolean, state: 'open' | 'closed' = 'open') => {
         const user = await m.newUser(CREDITS);
         const reference = fakeJob('Loose');
         const holdId = await place(user, 5000, reference);
+        if (state === 'closed') await credits.settleFinal(holdId, user.id, 0);
         await writeHold({ reference, user, amount: 5000, state: 'placing' });
-        await db.query(`INSERT INTO finished_meanwhile VALUES ($1, $2, $3)`, [reference, holdId, applied]);
+        await db.query(`INSERT INTO finished_meanwhile VALUES ($1, $2, $3, $4)`, [reference, holdId, state, applied]);
         return { user, reference, released: await loose().releaseAll() };
       };
 
@@ -305,6 +306,14 @@ describe('credit holds and their settlement', () => {
         expect(released).toBe(1);
         expect(await holdRow(reference)).toMatchObject({ state: 'closed', settled: '0' });
         await expectBalance(m, user, CREDITS, 0);
+      });
+
+      it('leaves the hold alone when the request released it itself', async () => {
+        const { user, reference, released } = await race(false, 'closed');
+        expect(released).toBe(0);
+        expect(await holdRow(reference)).toMatchObject({ state: 'closed', settled: null });
+        await expectBalance(m, user, CREDITS, 0);
+        expect(logs.lines()).toEqual([]);
       });
     });
   });
@@ -352,6 +361,19 @@ describe('credit holds and their settlement', () => {
       ]);
       await db.query(`UPDATE job_holds SET settle_amount = NULL WHERE reference = $1`, [hold.reference]);
       expect(await settlement.settle(address)).toBe(true);
+      await expectBalance(m, user, CREDITS, 2 * PRICE);
+    });
+
+    it('records a settle that went through before a crash lost its record, without complaint', async () => {
+      const user = await m.newUser(CREDITS);
+      const address = await endedJob(user, 2);
+      expect(await settlement.settle(address)).toBe(true);
+      await db.query(`UPDATE jobs SET settled_at = NULL WHERE address = $1`, [address]);
+      const [hold] = await holds.ofJob(address);
+      await db.query(`UPDATE job_holds SET state = 'open', settled = NULL WHERE reference = $1`, [hold.reference]);
+      expect(await settlement.settle(address)).toBe(true);
+      expect(await holdRow(hold.reference)).toMatchObject({ state: 'closed', settled: String(2 * PRICE) });
+      expect(logs.lines().filter((l) => l.level !== 'info')).toEqual([]);
       await expectBalance(m, user, CREDITS, 2 * PRICE);
     });
 

@@ -269,24 +269,33 @@ describe('credit holds and their settlement', () => {
           DECLARE f finished_meanwhile%ROWTYPE;
           BEGIN
             SELECT * INTO f FROM finished_meanwhile WHERE reference = OLD.reference;
-            IF FOUND AND OLD.state = 'placing' AND NEW.state = 'placing' THEN
+            IF FOUND AND f.state <> 'gone' AND OLD.state = 'placing' AND NEW.state = 'placing' THEN
               NEW.state := f.state; NEW.hold_id := f.hold_id; NEW.applied := f.applied;
             END IF;
             RETURN NEW;
           END $$`);
         await db.query(`CREATE TRIGGER finish_meanwhile BEFORE UPDATE ON job_holds FOR EACH ROW EXECUTE FUNCTION finish_meanwhile()`);
+        // A request refused (402) forgets its row: after the sweeper took it, before the sweeper's own call placed the hold.
+        await db.query(`CREATE FUNCTION forget_meanwhile() RETURNS trigger LANGUAGE plpgsql AS $$
+          BEGIN
+            DELETE FROM job_holds WHERE reference = NEW.reference AND state = 'placing' AND reference IN (SELECT reference FROM finished_meanwhile WHERE state = 'gone');
+            RETURN NULL;
+          END $$`);
+        await db.query(`CREATE TRIGGER forget_meanwhile AFTER UPDATE ON job_holds FOR EACH ROW EXECUTE FUNCTION forget_meanwhile()`);
       });
 
       afterAll(async () => {
+        await db.query(`DROP TRIGGER forget_meanwhile ON job_holds`);
+        await db.query(`DROP FUNCTION forget_meanwhile()`);
         await db.query(`DROP TRIGGER finish_meanwhile ON job_holds`);
         await db.query(`DROP FUNCTION finish_meanwhile()`);
         await db.query(`DROP TABLE finished_meanwhile`);
       });
 
-      const race = async (applied: boolean, state: 'open' | 'closed' = 'open') => {
+      const race = async (applied: boolean, state: 'open' | 'closed' | 'gone' = 'open') => {
         const user = await m.newUser(CREDITS);
         const reference = fakeJob('Loose');
-        const holdId = await place(user, 5000, reference);
+        const holdId = state === 'gone' ? 'none yet' : await place(user, 5000, reference);
         if (state === 'closed') await credits.settleFinal(holdId, user.id, 0);
         await writeHold({ reference, user, amount: 5000, state: 'placing' });
         await db.query(`INSERT INTO finished_meanwhile VALUES ($1, $2, $3, $4)`, [reference, holdId, state, applied]);
@@ -306,6 +315,14 @@ describe('credit holds and their settlement', () => {
         expect(released).toBe(1);
         expect(await holdRow(reference)).toMatchObject({ state: 'closed', settled: '0' });
         await expectBalance(m, user, CREDITS, 0);
+      });
+
+      it('releases the hold its own call placed when the request, refused, forgot the row meanwhile', async () => {
+        const { user, reference, released } = await race(false, 'gone');
+        expect(released).toBe(1);
+        expect(await holdRow(reference)).toBeUndefined();
+        await expectBalance(m, user, CREDITS, 0);
+        expect(logged('released a hold that paid for nothing')).toEqual([expect.objectContaining({ hold: reference })]);
       });
 
       it('leaves the hold alone when the request released it itself', async () => {

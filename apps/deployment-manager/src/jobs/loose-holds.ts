@@ -58,6 +58,8 @@ export class LooseHolds {
     await this.holds.placed(this.db, hold.reference, holdId, false);
     // Ours now, or the request's if it finished meanwhile: released only while it still pays for nothing.
     const now = await this.holds.find(hold.reference);
-    return now?.state === 'open' && !now.applied ? now : undefined;
+    // Gone: its request was refused (402) and forgot it before our call placed it. Nothing else knows of that hold.
+    if (!now) return { ...hold, state: 'open', hold_id: holdId };
+    return now.state === 'open' && !now.applied ? now : undefined;
   }
 }

@@ -58,8 +58,9 @@ export class LooseHolds {
     await this.holds.placed(this.db, hold.reference, holdId, false);
     // Ours now, or the request's if it finished meanwhile: released only while it still pays for nothing.
     const now = await this.holds.find(hold.reference);
-    // Gone: its request was refused (402) and forgot it before our call placed it. Nothing else knows of that hold.
-    if (!now) return { ...hold, state: 'open', hold_id: holdId };
+    // Gone: its request was refused (402) and forgot it before our call placed it. Nothing else knows of that hold,
+    // so it is released by its id (close() needs no row).
+    if (!now) return { ...hold, hold_id: holdId };
     return now.state === 'open' && !now.applied ? now : undefined;
   }
 }

@@ -2,6 +2,7 @@
 export const MUTATED_PROJECTS = [
   { name: 'auth', root: 'libs/auth' },
   { name: 'job-definition', root: 'libs/job-definition' },
+  { name: 'deployment-manager', root: 'apps/deployment-manager' },
 ] as const;
 
 export const THRESHOLD = 90;

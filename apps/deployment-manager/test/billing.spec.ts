@@ -13,6 +13,11 @@ describe('what a job is charged', () => {
     expect(billedSeconds({ started_at: null, finished_at: at(5), duration_seconds: 100 })).toBe(0);
   });
 
+  it('charges nothing for a job that has not ended, nor for an end recorded before its start', () => {
+    expect(billedSeconds({ started_at: at(0), finished_at: null, duration_seconds: 100 })).toBe(0);
+    expect(billedSeconds({ started_at: at(10), finished_at: at(7), duration_seconds: 100 })).toBe(0);
+  });
+
   it('takes the cost from the holds in order and leaves the rest of each to be released', () => {
     const holds = [
       { reference: 'a', amount: '2000', settle_amount: null },

@@ -49,14 +49,14 @@ export class HoldRepository {
   async beginNext(h: Omit<NewHold, 'reference' | 'seq'>, q: Queryable = this.db): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       try {
-        const row = await one<{ reference: string }>(
+        // INSERT … SELECT over an aggregate: exactly one row, or the unique violation caught below.
+        const [row] = await rows<{ reference: string }>(
           q,
           `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state)
            SELECT $1 || ':' || n, $1, n, $2, $3, $4, 'placing' FROM (SELECT COALESCE(max(seq) + 1, 1) AS n FROM job_holds WHERE job_address = $1) next
            RETURNING reference`,
           [h.job, h.userId, h.amount, h.seconds],
         );
-        if (!row) throw new Error('INSERT … RETURNING answered no row');
         return row.reference;
       } catch (err) {
         if ((err as { code?: string }).code !== '23505' || attempt >= 5) throw err;
@@ -68,14 +68,13 @@ export class HoldRepository {
     return one<HoldRow>(this.db, `SELECT * FROM job_holds WHERE reference = $1`, [reference]);
   }
 
-  /** The hold was placed; `applied` when its seconds now count. False when the sweeper took it over meanwhile. */
-  async placed(q: Queryable, reference: string, holdId: string, applied: boolean): Promise<boolean> {
-    const moved = await rows(q, `UPDATE job_holds SET state = 'open', hold_id = $2, applied = $3, updated_at = now() WHERE reference = $1 AND state = 'placing' RETURNING reference`, [
+  /** The hold was placed; `applied` when its seconds now count. The row as it is now; nothing when the sweeper took it over meanwhile. */
+  placed(q: Queryable, reference: string, holdId: string, applied: boolean): Promise<HoldRow | undefined> {
+    return one<HoldRow>(q, `UPDATE job_holds SET state = 'open', hold_id = $2, applied = $3, updated_at = now() WHERE reference = $1 AND state = 'placing' RETURNING *`, [
       reference,
       holdId,
       applied,
     ]);
-    return moved.length === 1;
   }
 
   /** client-manager refused it (402): nothing was placed, nothing to remember. */

@@ -25,6 +25,6 @@ export async function age(dm: TestDeploymentManager, address: string, seconds: n
   );
 }
 
-export async function expectBalance(m: Managers, user: TestUser, granted: number, spent: number): Promise<void> {
+export async function expectBalance(m: Pick<Managers, 'balance'>, user: TestUser, granted: number, spent: number): Promise<void> {
   expect(await m.balance(user)).toEqual({ userId: user.id, available: granted - spent, held: 0, spent });
 }

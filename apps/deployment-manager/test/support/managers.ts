@@ -40,8 +40,30 @@ export interface Managers {
 
 let counter = 0;
 
+/** client-manager alone: users, credits and holds, for the tests of money that need no market or node. */
+export type ClientManager = Pick<Managers, 'databaseUrl' | 'redisUrl' | 'adminKey' | 'clientManagerUrl' | 'lines' | 'newUser' | 'balance' | 'stop'>;
+
 /** `deploymentManagerUrl`: where host-manager asks deployment-manager to stop a node's jobs (node control tests). */
 export async function startManagers(opts: { deploymentManagerUrl?: string } = {}): Promise<Managers> {
+  const { stack, ...base } = await launch(['client-manager', 'host-manager'], opts.deploymentManagerUrl);
+  const hostManagerUrl = stack.urls['host-manager'];
+  return {
+    ...base,
+    hostManagerUrl,
+    async createMarket(body = {}) {
+      const res = await call(hostManagerUrl, 'POST', '/markets', { key: base.adminKey, body: { name: `Market ${++counter} ${process.pid}`, pricePerSecond: 1000, defaultDurationSeconds: 60, ...body } });
+      if (res.status !== 200) throw new Error(`market not created: ${JSON.stringify(res.body)}`);
+      return res.body as CreateMarketResponse;
+    },
+  };
+}
+
+export async function startClientManager(): Promise<ClientManager> {
+  const { stack: _stack, ...base } = await launch(['client-manager']);
+  return base;
+}
+
+async function launch(only: string[], deploymentManagerUrl?: string): Promise<ClientManager & { stack: LaunchedStack }> {
   const database = await testDatabase();
   const { url: redisUrl } = await testRedis();
   const adminKey = generateApiKey();
@@ -49,36 +71,35 @@ export async function startManagers(opts: { deploymentManagerUrl?: string } = {}
   let stack: LaunchedStack;
   try {
     stack = await launchServices({
-      only: ['client-manager', 'host-manager'],
+      only,
       databaseUrl: database.url,
       redisUrl,
-      ports: { 'client-manager': await freePort(), 'host-manager': await freePort() },
+      ports: Object.fromEntries(await Promise.all(only.map(async (name) => [name, await freePort()] as const))),
       logLevel: 'warn',
       env: { MASTER_KEY, ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
-      serviceEnv: opts.deploymentManagerUrl ? { 'host-manager': { DEPLOYMENT_MANAGER_URL: opts.deploymentManagerUrl } } : undefined,
+      serviceEnv: deploymentManagerUrl ? { 'host-manager': { DEPLOYMENT_MANAGER_URL: deploymentManagerUrl } } : undefined,
       onLine: (line) => lines.push(line),
     });
   } catch (err) {
     throw new Error(`managers did not start: ${(err as Error).message}\n${lines.slice(-20).join('\n')}`, { cause: err });
   }
   const clientManagerUrl = stack.urls['client-manager'];
-  const hostManagerUrl = stack.urls['host-manager'];
-  const admin = (base: string, method: string, path: string, body?: unknown) => call(base, method, path, { key: adminKey, body });
+  const admin = (method: string, path: string, body?: unknown) => call(clientManagerUrl, method, path, { key: adminKey, body });
 
   return {
+    stack,
     databaseUrl: database.url,
     redisUrl,
     adminKey,
     clientManagerUrl,
-    hostManagerUrl,
     lines,
     async newUser(credits = 0) {
       const n = ++counter;
-      const made = await admin(clientManagerUrl, 'POST', '/users', { email: `user${n}-${Date.now()}@example.com`, name: `User ${n}` });
+      const made = await admin('POST', '/users', { email: `user${n}-${Date.now()}@example.com`, name: `User ${n}` });
       if (made.status !== 200) throw new Error(`user not created: ${JSON.stringify(made.body)}`);
       const { user, apiKey } = made.body as CreateUserResponse;
       if (credits > 0) {
-        const granted = await admin(clientManagerUrl, 'POST', '/credits/grant', { userId: user.id, amount: credits, reason: 'test' });
+        const granted = await admin('POST', '/credits/grant', { userId: user.id, amount: credits, reason: 'test' });
         if (granted.status !== 200) throw new Error(`credits not granted: ${JSON.stringify(granted.body)}`);
       }
       return { id: user.id, key: apiKey.key, address: user.generatedAddress };
@@ -87,11 +108,6 @@ export async function startManagers(opts: { deploymentManagerUrl?: string } = {}
       const res = await call(clientManagerUrl, 'GET', '/credits/balance', { key: user.key });
       if (res.status !== 200) throw new Error(`balance unreadable: ${JSON.stringify(res.body)}`);
       return res.body as GetCreditBalanceResponse;
-    },
-    async createMarket(body = {}) {
-      const res = await admin(hostManagerUrl, 'POST', '/markets', { name: `Market ${++counter} ${process.pid}`, pricePerSecond: 1000, defaultDurationSeconds: 60, ...body });
-      if (res.status !== 200) throw new Error(`market not created: ${JSON.stringify(res.body)}`);
-      return res.body as CreateMarketResponse;
     },
     async stop() {
       await stack.stop();

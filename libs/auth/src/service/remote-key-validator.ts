@@ -7,13 +7,14 @@
  */
 import type { Redis } from 'ioredis';
 import { API_KEY_INVALIDATED_CHANNEL } from '@ocg/contracts';
-import { ServiceUnavailableError } from '@ocg/http';
+import { INTERNAL_TOKEN_HEADER, ServiceUnavailableError } from '@ocg/http';
 import { apiKeyLookupHash, isWellFormedApiKey } from '../api-key';
 import type { KeyValidator, ValidatedKey } from './identity';
 import { KeyCache } from './key-cache';
 import { parseInvalidation } from './invalidation';
 
-export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
+/** Defined once, in @ocg/http (its service client sends it); re-exported for the auth hooks. */
+export { INTERNAL_TOKEN_HEADER };
 /** Where client-manager publishes `{keyId, hash}` of keys whose cached validation must go. */
 export const API_KEY_INVALIDATION_CHANNEL = API_KEY_INVALIDATED_CHANNEL;
 

@@ -24,9 +24,9 @@ export class MarketsClient {
     ttlMs: number,
     now: () => number = Date.now,
   ) {
-    // Least recently used out first; entries expire after the TTL.
-    this.cache = new LRUCache({ max: 1000, ttl: ttlMs, perf: { now } });
-    this.nodeMarkets = new LRUCache({ max: 10_000, ttl: ttlMs, perf: { now } });
+    // Least recently used out first; entries expire after the TTL (read from `now` on every get: ttlResolution 0).
+    this.cache = new LRUCache({ max: 1000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+    this.nodeMarkets = new LRUCache({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
   }
 
   /** A registered node's market, state and capacity (`GET /internal/nodes/{node}`), kept as briefly as markets. */

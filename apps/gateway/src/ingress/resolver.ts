@@ -67,7 +67,9 @@ export class IngressResolver {
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
-    const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000 });
+    // No retries: a failed lookup is remembered for negativeMs instead, which is what bounds the
+    // lookups a flood of unknown hosts costs the control plane (retries would multiply them).
+    const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000, retries: 0 });
     this.deploymentManager = service('deployment-manager', opts.deploymentManagerUrl);
     this.hostManager = service('host-manager', opts.hostManagerUrl);
     this.entries = new LRUCache({ max });

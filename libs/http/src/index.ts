@@ -10,7 +10,7 @@ export { errorFromResponse, type ErrorAnswer } from './service-errors';
 export { ACCEPTED_REQUEST_TYPES, DEFAULT_BODY_LIMIT } from './body';
 export { PRODUCIBLE_TYPES } from './negotiate';
 export { encodeMultipart, fieldValue } from './multipart';
-export { parseJsonText } from './json-text';
+export { parseJsonText, jsonErrorOffset } from './json-text';
 export { scrubSecrets } from './scrub';
 export { fromTsoaValidateError, isTsoaValidateError, tsoaNameToPointer } from './tsoa';
 export {

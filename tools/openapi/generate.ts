@@ -1,8 +1,8 @@
 /**
  * Regenerates the contract: tsoa routes and spec per service, the merged and
- * normalized OpenAPI 3.1 document, the job-definition schema and the typed
- * client. `--check` writes nothing and fails when a committed file differs
- * from a fresh generation.
+ * normalized OpenAPI 3.1 document, the job-definition schema and its
+ * TypeScript types, and the typed client. `--check` writes nothing and fails
+ * when a committed file differs from a fresh generation.
  *
  *   tsx tools/openapi/generate.ts [--check]
  */
@@ -15,6 +15,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { mergeAndNormalize, type ServiceFragment } from '../../libs/api-spec/src/normalize';
 import { jobDefinitionJsonSchema, jobDefinitionOpenApiSchemas } from '@ocg/job-definition';
+import { DEFINITION_TYPES_FILE, definitionTypes } from './definition-types';
 
 const root = resolve(__dirname, '../..');
 process.chdir(root);
@@ -43,6 +44,7 @@ async function main(): Promise<void> {
     outputs.set('libs/api-spec/openapi.json', stable(doc));
     outputs.set('libs/api-spec/job-definition.schema.json', stable(schema));
     outputs.set('libs/api-client/src/schema.ts', await clientTypes(doc));
+    outputs.set(DEFINITION_TYPES_FILE, await definitionTypes(schema));
     process.exitCode = check ? await compare(outputs) : await write(outputs);
   } finally {
     await rm(scratch, { recursive: true, force: true });

@@ -4,6 +4,7 @@
  * act on: the file cannot be read, or where its JSON breaks.
  */
 import { readFileSync } from 'node:fs';
+import { jsonErrorOffset } from '@ocg/http';
 
 export type LoadedDefinition = { definition: unknown; text: string } | { problem: string };
 
@@ -20,7 +21,7 @@ export function loadDefinition(file: string): LoadedDefinition {
     const json = text.replace(/^\uFEFF/, '');
     return { definition: JSON.parse(json), text: json };
   } catch (error) {
-    return { problem: `invalid JSON in ${file}${where(text, error as Error)}: ${firstClause((error as Error).message)}` };
+    return { problem: `invalid JSON in ${file}${where(text)}: ${firstClause((error as Error).message)}` };
   }
 }
 
@@ -29,57 +30,12 @@ function firstClause(message: string): string {
   return message.split(/, (?:\.\.\.)?"|\n/)[0].replace(/ in JSON at position \d+.*$/, '');
 }
 
-/** " at line L, column C" of the first syntax error (V8 gives a position only for some errors). */
-function where(text: string, error: Error): string {
-  const given = /at position (\d+)/.exec(error.message);
-  const offset = given ? Number(given[1]) : firstErrorOffset(text.replace(/^\uFEFF/, ''));
-  if (offset === undefined) return '';
-  const before = text.replace(/^\uFEFF/, '').slice(0, offset);
+/** " at line L, column C" of the first syntax error, as jsonc-parser locates it (through @ocg/http). */
+function where(text: string): string {
+  const json = text.replace(/^\uFEFF/, '');
+  const offset = jsonErrorOffset(json);
+  if (offset < 0) return '';
+  const before = json.slice(0, offset);
   const line = before.split('\n').length;
   return ` at line ${line}, column ${offset - before.lastIndexOf('\n')}`;
-}
-
-/** A JSON number, literal or string (string characters: anything from space up but `"` and `\`). */
-const SCALAR = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null|"(?:[ !#-[\]-\u{10FFFF}]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/uy;
-const SPACE = /[ \t\n\r]*/y;
-
-/** Offset where a JSON scanner first fails (iterative, so any depth). */
-function firstErrorOffset(text: string): number | undefined {
-  const stack: string[] = [];
-  let i = 0;
-  const skip = (): void => {
-    SPACE.lastIndex = i;
-    SPACE.exec(text);
-    i = SPACE.lastIndex;
-  };
-  const token = (re: RegExp): boolean => {
-    re.lastIndex = i;
-    if (!re.test(text)) return false;
-    i = re.lastIndex;
-    return true;
-  };
-  let expect: 'value' | 'key' | 'after' = 'value';
-  for (skip(); ; skip()) {
-    const c = text[i];
-    if (expect === 'value') {
-      if (c === '{' || c === '[') {
-        stack.push(c);
-        i++;
-        skip();
-        if (text[i] === (c === '{' ? '}' : ']')) { stack.pop(); i++; expect = 'after'; } else expect = c === '{' ? 'key' : 'value';
-      } else if (token(SCALAR)) expect = 'after';
-      else return i;
-    } else if (expect === 'key') {
-      if (c !== '"' || !token(SCALAR)) return i;
-      skip();
-      if (text[i++] !== ':') return i - 1;
-      expect = 'value';
-    } else {
-      const top = stack[stack.length - 1];
-      if (top === undefined) return i < text.length ? i : undefined;
-      if (c === ',') { i++; expect = top === '{' ? 'key' : 'value'; }
-      else if (c === (top === '{' ? '}' : ']')) { stack.pop(); i++; }
-      else return i;
-    }
-  }
 }

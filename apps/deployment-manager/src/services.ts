@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import type { Logger } from '@ocg/http';
+import { ServiceClient, type Logger } from '@ocg/http';
 import { RateLimiter } from '@ocg/redis';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
@@ -10,7 +10,6 @@ import { UploadCollector } from './cas/upload-collector';
 import { masterKeyOf } from './config';
 import { CreditsClient } from './clients/credits.client';
 import { MarketsClient } from './clients/markets.client';
-import { ServiceClient } from './clients/service-client';
 import { DefinitionLoader } from './jobs/definition';
 import { ExtendRequestRepository } from './jobs/extend-request.repository';
 import { HoldRepository } from './jobs/hold.repository';
@@ -40,8 +39,9 @@ export type DeploymentManagerServices = ReturnType<typeof composeServices>;
 
 /** Builds every object of the service once (no DI framework): main.ts and tests share it. */
 export function composeServices({ logger, db, redis, settings: s }: ServiceDeps) {
-  const clientManager = new ServiceClient('client-manager', s.CLIENT_MANAGER_URL, s.INTERNAL_TOKEN, s.SERVICE_TIMEOUT_MS);
-  const hostManager = new ServiceClient('host-manager', s.HOST_MANAGER_URL, s.INTERNAL_TOKEN, s.SERVICE_TIMEOUT_MS);
+  const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: s.INTERNAL_TOKEN, timeoutMs: s.SERVICE_TIMEOUT_MS });
+  const clientManager = service('client-manager', s.CLIENT_MANAGER_URL);
+  const hostManager = service('host-manager', s.HOST_MANAGER_URL);
   const credits = new CreditsClient(clientManager);
   const markets = new MarketsClient(hostManager, s.MARKET_CACHE_TTL_MS);
   const seal = new ContentSeal(masterKeyOf(s));

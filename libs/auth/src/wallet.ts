@@ -5,6 +5,7 @@
  * about 8x faster than pure JS and byte-identical (ed25519 is deterministic).
  */
 import { KeyObject, createPrivateKey, createPublicKey, randomBytes, sign, verify } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { base58, decodeBase58Exact } from './base58';
 
 // DER headers that wrap a raw seed / public key as PKCS#8 / SPKI for OpenSSL.
@@ -96,9 +97,9 @@ function toBytes(message: string | Uint8Array): Uint8Array {
 
 // Verifiers see the same few addresses again and again (a node, a job's
 // poster), and importing a public key costs nearly as much as the verify
-// itself (~75 vs ~105 us), so recent ones are kept. Oldest out first.
-const publicKeys = new Map<string, KeyObject | null>();
-const PUBLIC_KEY_CACHE_SIZE = 1024;
+// itself (~75 vs ~105 us), so recent ones are kept (lru-cache: least recently used out first;
+// a failed import is kept as `false`, the cache takes no null).
+const publicKeys = new LRUCache<string, KeyObject | false>({ max: 1024 });
 
 function publicKeyObject(address: string): KeyObject | undefined {
   let key = publicKeys.get(address);
@@ -106,13 +107,11 @@ function publicKeyObject(address: string): KeyObject | undefined {
   if (key === undefined) {
     const raw = decodeBase58Exact(address, SEED_BYTES);
     if (raw === undefined) return undefined;
-    key = importPublicKey(raw);
-    // Stryker disable next-line all: the bound only limits memory; every answer is the same
-    if (publicKeys.size >= PUBLIC_KEY_CACHE_SIZE) publicKeys.delete(publicKeys.keys().next().value as string);
+    key = importPublicKey(raw) ?? false;
     // Stryker disable next-line CallExpression: without caching, the key is imported again with the same result
     publicKeys.set(address, key);
   }
-  return key ?? undefined;
+  return key || undefined;
 }
 
 /** null when the bytes are not a usable ed25519 point, so the failure is cached too. */

@@ -4,6 +4,7 @@ import { pinoHttp } from 'pino-http';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { negotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
+import { callContextMiddleware } from './call-context';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
 export interface HttpAppOptions {
@@ -76,6 +77,7 @@ export function createApp(opts: HttpAppOptions): Express {
   // Plain key=value query strings: no nested objects from `a[b]=c` reaching validation.
   app.set('query parser', 'simple');
   app.use(requestIdMiddleware());
+  app.use(callContextMiddleware());
   app.use(requestLogging(opts.logger));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
   app.use(negotiation());

@@ -4,10 +4,13 @@ export { installErrorHandling, toHttpError } from './errors';
 export { healthRoutes, type HealthOptions, type ReadinessCheck } from './health';
 export { listen, type ListenOptions, type RunningServer } from './server';
 export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
+export { TRACEPARENT_HEADER, currentCallContext, withCallContext, type CallContext } from './call-context';
+export { ServiceClient, INTERNAL_TOKEN_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
+export { errorFromResponse, type ErrorAnswer } from './service-errors';
 export { ACCEPTED_REQUEST_TYPES, DEFAULT_BODY_LIMIT } from './body';
 export { PRODUCIBLE_TYPES } from './negotiate';
 export { encodeMultipart, fieldValue } from './multipart';
-export { parseJsonText } from './json-text';
+export { parseJsonText, jsonErrorOffset } from './json-text';
 export { scrubSecrets } from './scrub';
 export { fromTsoaValidateError, isTsoaValidateError, tsoaNameToPointer } from './tsoa';
 export {

@@ -1,121 +1,124 @@
+import { createScanner, visit, type ParseError } from 'jsonc-parser';
 import { MalformedBodyError } from './http-error';
 
-/** Thrown inside the scanner to unwind with the offending offset. */
-class SyntaxAt {
-  constructor(readonly at: number) {}
-}
+/** jsonc-parser's ParseErrorCode and SyntaxKind values used here (its d.ts declares them as const enums). */
+const InvalidSymbol = 1;
+const UnexpectedEndOfString = 12;
+const UnexpectedEndOfNumber = 13;
+const InvalidUnicode = 14;
+const InvalidEscapeCharacter = 15;
+const InvalidCharacter = 16;
+const TRIVIA = 15;
+const EOF = 17;
 
-const isDigit = (ch: string): boolean => ch >= '0' && ch <= '9' && ch.length === 1;
-
-/** Deeper than this we stop locating and report without a position (no stack overflow). */
-const MAX_DEPTH = 1000;
+/** Whitespace jsonc-parser skips that JSON does not allow (vertical tab, form feed, Unicode spaces, BOM). */
+const NOT_JSON_SPACE = /[^ \t\n\r]/;
 
 /**
- * Offset of the first syntax error in `text`, or -1 when there is none or it is too deep
- * to find. V8 names a position for most errors but not for "Unexpected token"; this
- * scanner gives every malformed body a position, and only runs once parsing has failed.
+ * Where, inside the token jsonc-parser flagged, the first character that
+ * cannot continue it is: the parser reports a bad token as a whole ("tru",
+ * a string with a bad escape); V8 and a person want the character.
+ */
+function inToken(text: string, error: ParseError): number {
+  const { offset, length } = error;
+  const token = text.slice(offset, offset + length);
+  switch (error.error) {
+    case InvalidSymbol:
+      return offset + keywordMismatch(token);
+    case UnexpectedEndOfNumber:
+      return offset + length;
+    case UnexpectedEndOfString:
+    case InvalidEscapeCharacter:
+    case InvalidUnicode:
+    case InvalidCharacter:
+      return offset + stringProblem(token);
+    default:
+      return offset;
+  }
+}
+
+/** "tru}" fails at "}", "nul" at its end, "-x" after the minus, "abc" at once. */
+function keywordMismatch(token: string): number {
+  if (token.startsWith('-')) return 1;
+  const word = ['true', 'false', 'null'].find((w) => w[0] === token[0]);
+  if (!word) return 0;
+  let i = 0;
+  while (i < token.length && token[i] === word[i]) i++;
+  return i;
+}
+
+/** The first control character, bad escape or bad `\u` digit in a string token (offset in the token). */
+function stringProblem(token: string): number {
+  for (let i = 1; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if (c < 0x20) return i;
+    if (token[i] !== '\\') continue;
+    const e = token[++i];
+    if (e === 'u') {
+      for (let k = 1; k <= 4; k++) if (!/[0-9a-fA-F]/.test(token.charAt(i + k))) return i + k;
+      i += 4;
+    } else if (e === undefined || !'"\\/bfnrt'.includes(e)) return i;
+  }
+  return token.length;
+}
+
+/** The first stretch of whitespace jsonc-parser took that JSON does not. */
+function badSpace(text: string): number {
+  const scanner = createScanner(text, false);
+  for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
+    if (kind !== TRIVIA) continue;
+    const at = scanner.getTokenValue().search(NOT_JSON_SPACE);
+    if (at >= 0) return scanner.getTokenOffset() + at;
+  }
+  return -1;
+}
+
+type Expecting = 'value' | 'key' | 'next';
+
+/** jsonc-parser's errors at the first failing offset, each with what was expected there (its errors do not say). */
+function firstErrors(text: string): Array<ParseError & { expecting: Expecting }> {
+  const found: Array<ParseError & { expecting: Expecting }> = [];
+  const open: string[] = [];
+  let expecting: Expecting = 'value';
+  const close = () => {
+    open.pop();
+    expecting = 'next';
+  };
+  visit(
+    text,
+    {
+      onObjectBegin: () => void (open.push('{'), (expecting = 'key')),
+      onArrayBegin: () => void (open.push('['), (expecting = 'value')),
+      onObjectEnd: close,
+      onArrayEnd: close,
+      onLiteralValue: () => void (expecting = 'next'),
+      onSeparator: (sep) => void (expecting = sep === ':' || open[open.length - 1] === '[' ? 'value' : 'key'),
+      onError: (error, offset, length) => {
+        if (found.length === 0 || found[0].offset === offset) found.push({ error, offset, length, expecting });
+      },
+    },
+    { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false },
+  );
+  return found;
+}
+
+/**
+ * Offset of the first syntax error in `text`, or -1 when there is none or it
+ * is too deep to find (jsonc-parser recurses per level). The parser finds the
+ * token; V8 names a position for most errors but not for "Unexpected token".
  */
 export function jsonErrorOffset(text: string): number {
-  let i = 0;
-  const fail = (): never => {
-    throw new SyntaxAt(i);
-  };
-  const ws = (): void => {
-    while (i < text.length && ' \t\n\r'.includes(text.charAt(i))) i++;
-  };
-  const expect = (ch: string): void => {
-    ws();
-    if (text[i] !== ch) fail();
-    i++;
-  };
-  const literal = (word: string): void => {
-    for (const ch of word) {
-      if (text[i] !== ch) fail();
-      i++;
-    }
-  };
-  const digits = (): void => {
-    if (!isDigit(text.charAt(i))) fail();
-    while (isDigit(text.charAt(i))) i++;
-  };
-  // Step by step rather than one regex, so the offset lands on the exact bad character.
-  const number = (): void => {
-    if (text[i] === '-') i++;
-    if (text[i] === '0') i++;
-    else digits();
-    if (text[i] === '.') {
-      i++;
-      digits();
-    }
-    if (text[i] === 'e' || text[i] === 'E') {
-      i++;
-      if (text[i] === '+' || text[i] === '-') i++;
-      digits();
-    }
-  };
-  const string = (): void => {
-    i++;
-    for (;;) {
-      const c = text.charCodeAt(i);
-      if (i >= text.length || c < 0x20) fail();
-      i++;
-      if (c === 0x22) return;
-      if (c !== 0x5c) continue;
-      const e = text[i];
-      if (e === 'u') {
-        i++;
-        for (let k = 0; k < 4; k++, i++) if (!/[0-9a-fA-F]/.test(text.charAt(i))) fail();
-      } else if (e !== undefined && '"\\/bfnrt'.includes(e)) i++;
-      else fail();
-    }
-  };
-  const members = (close: string, member: () => void): void => {
-    i++;
-    ws();
-    if (text[i] === close) {
-      i++;
-      return;
-    }
-    for (;;) {
-      member();
-      ws();
-      if (text[i] === close) {
-        i++;
-        return;
-      }
-      expect(',');
-    }
-  };
-  const value = (depth: number): void => {
-    if (depth > MAX_DEPTH) throw new SyntaxAt(-1);
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      return members('}', () => {
-        ws();
-        if (text[i] !== '"') fail();
-        string();
-        expect(':');
-        value(depth + 1);
-      });
-    }
-    if (c === '[') return members(']', () => value(depth + 1));
-    if (c === '"') return string();
-    if (c === 't') return literal('true');
-    if (c === 'f') return literal('false');
-    if (c === 'n') return literal('null');
-    if (c === '-' || isDigit(c ?? '')) return number();
-    fail();
-  };
+  let errors: Array<ParseError & { expecting: Expecting }>;
   try {
-    value(0);
-    ws();
-    if (i < text.length) fail();
-    return -1;
-  } catch (e) {
-    if (e instanceof SyntaxAt) return e.at;
-    throw e;
+    errors = firstErrors(text);
+  } catch (err) {
+    if (err instanceof RangeError) return -1;
+    throw err;
   }
+  // A token can be both malformed and misplaced ('1 "abc'): the misplacement, at its start, comes first.
+  const token = errors.length > 0 ? Math.min(...errors.map((e) => (e.error === InvalidSymbol && e.expecting !== 'value' ? e.offset : inToken(text, e)))) : -1;
+  const space = badSpace(text);
+  return space >= 0 && (token < 0 || space < token) ? space : token;
 }
 
 /** V8's reason without its position and without the echoed input snippet. */

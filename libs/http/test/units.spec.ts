@@ -25,6 +25,13 @@ describe('JSON error positions', () => {
     ['', 0],
     ['{"a":01}', 6],
     ['"\u0001"', 1],
+    // Whitespace jsonc-parser skips but JSON does not allow.
+    ['{"a":1}\f', 7],
+    ['[\u00a01]', 1],
+    // A malformed token where a property name or the end was expected: its start.
+    ['{tru}', 1],
+    ['1 -', 2],
+    ['[-]', 2],
   ])('locates the error in %j at %i', (text, at) => {
     expect(jsonErrorOffset(text)).toBe(at);
   });

@@ -10,6 +10,7 @@
  * - `%%global.node%%`: the address of the node running the job.
  * - `%%ops.<id>.results.<name>%%`: a result captured by op <id> (an op of an earlier stage).
  */
+import { LRUCache } from 'lru-cache';
 export const GLOBAL_NAMES = ['job', 'host', 'node'] as const;
 export type GlobalName = (typeof GLOBAL_NAMES)[number];
 
@@ -61,13 +62,11 @@ export function replaceLiterals(text: string, value: (ref: LiteralRef) => string
 }
 
 /** Definitions repeat the same few literals; parsing is the hot path of validation. */
-const parsed = new Map<string, LiteralRef>();
-const PARSED_LIMIT = 5000;
+const parsed = new LRUCache<string, LiteralRef>({ max: 5000 });
 
 function parseLiteral(body: string): LiteralRef {
   let ref = parsed.get(body);
   if (!ref) {
-    if (parsed.size >= PARSED_LIMIT) parsed.clear();
     ref = parseLiteralBody(body);
     parsed.set(body, ref);
   }

@@ -1,194 +1,66 @@
 import type { FieldError } from '@ocg/contracts';
 
-/**
- * A job definition as posted (version 0.1). Mirrors `jobDefinitionJsonSchema`;
- * `validate` is the gate: only call `normalize` on a definition it accepted.
+/*
+ * The shapes below are generated from `jobDefinitionJsonSchema`
+ * (definition-types.generated.ts, by `npm run contract`; ADR 0055) and only
+ * named here, so the schema is their one source and `contract:check` fails
+ * when the two disagree. `validate` is the gate: only call `normalize` on a
+ * definition it accepted.
  */
-export interface JobDefinition {
-  version: '0.1';
-  type: 'container';
-  meta?: JobMeta;
-  global?: JobGlobal;
-  /** Confidential jobs: the node fetches the real ops from `send.args.endpoint`. */
-  logistics?: JobLogistics;
-  deployment_id?: string;
-  ops: Op[];
-}
+import type * as Generated from './definition-types.generated';
 
-/** Free-form; only these members are typed. */
-export interface JobMeta {
-  trigger?: string;
-  system_requirements?: { required_vram?: number; [member: string]: unknown };
-  [member: string]: unknown;
-}
+/** A job definition as posted (version 0.1). */
+export type JobDefinition = Generated.JobDefinition;
+/** Free-form; only some members are typed. */
+export type JobMeta = NonNullable<JobDefinition['meta']>;
+/** `variables` are substituted for `%%global.variables.<name>%%` at post time. */
+export type JobGlobal = NonNullable<JobDefinition['global']>;
+/** Confidential jobs: the node fetches the real ops from `send.args.endpoint`. */
+export type JobLogistics = NonNullable<JobDefinition['logistics']>;
+export type LogisticsLeg = NonNullable<JobLogistics['send']>;
 
-export interface JobGlobal {
-  /** Substituted for `%%global.variables.<name>%%` at post time. */
-  variables?: Record<string, string>;
-}
-
-export interface JobLogistics {
-  send?: LogisticsLeg;
-  receive?: LogisticsLeg;
-}
-
-export interface LogisticsLeg {
-  type: 'api' | 'api-listen';
-  args: { endpoint?: string };
-}
-
-export type Op = RunOp | CreateVolumeOp;
+export type Op = Generated.Op;
 export type OpType = Op['type'];
+export type RunOp = Generated.RunOp;
+export type CreateVolumeOp = Generated.CreateVolumeOp;
+/** `cmd`/`entrypoint` as a string are shell form (`/bin/sh -c`); `env` may hold a `__spread__` key; `depends` is the deprecated alias of `execution.depends_on`. */
+export type RunArgs = Generated.RunArgs;
+export type VolumeMount = NonNullable<RunArgs['volumes']>[number];
+export type DockerAuth = NonNullable<NonNullable<RunArgs['authentication']>['docker']>;
 
-interface OpCommon {
-  /** Unique in the job and a DNS label: other ops reach this op by it as host name. */
-  id: string;
-  results?: Results;
-  execution?: Execution;
-}
-
-export interface RunOp extends OpCommon {
-  type: 'container/run';
-  args: RunArgs;
-}
-
-export interface CreateVolumeOp extends OpCommon {
-  type: 'container/create-volume';
-  args: { name: string };
-}
-
-export interface RunArgs {
-  image: string;
-  aliases?: string | string[];
-  /** A string is shell form: run as `/bin/sh -c <cmd>`. */
-  cmd?: string | string[];
-  /** A string is shell form: run as `/bin/sh -c <entrypoint>`. */
-  entrypoint?: string | string[];
-  /** A `__spread__` key merges the JSON object its literal resolves to. */
-  env?: Record<string, string>;
-  gpu?: boolean;
-  work_dir?: string;
-  volumes?: VolumeMount[];
-  private?: boolean;
-  expose?: ExposeEntry | ExposeEntry[];
-  restart_policy?: RestartPolicyName | RestartPolicyObject;
-  resources?: ResourceItem[];
-  authentication?: { docker?: DockerAuth };
-  /** @deprecated alias of `execution.depends_on`; accepted with a warning. */
-  depends?: string[];
-}
-
-export interface VolumeMount {
-  name: string;
-  dest: string;
-}
-
-export interface DockerAuth {
-  username?: string;
-  password?: string;
-  email?: string;
-  server?: string;
-}
-
-export type RestartPolicyName = 'no' | 'on-failure' | 'always' | 'unless-stopped';
-
-export interface RestartPolicyObject {
-  policy: 'on-failure';
-  restart_tries?: number;
-}
+export type RestartPolicyName = Generated.RestartPolicyName;
+export type RestartPolicyObject = Generated.RestartPolicyObject;
 
 /** A port, a port as text ("8080" or a literal), a spread marker or a port with options. */
-export type ExposeEntry = number | string | SpreadMarker | ExposedPort;
-export type ExposeType = 'api' | 'web' | 'websocket' | 'webapi' | 'none';
-
-export interface ExposedPort {
-  port: number;
-  type?: ExposeType;
-  health_checks?: HealthCheck[];
-}
+export type ExposeEntry = Generated.ExposeEntry;
+export type ExposedPort = Generated.ExposedPort;
+export type ExposeType = NonNullable<ExposedPort['type']>;
 
 export type HealthCheck = HttpHealthCheck | WebSocketHealthCheck;
-
-export interface HttpHealthCheck {
-  type: 'http';
-  path: string;
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE';
-  expected_status: number;
-  continuous: boolean;
-  headers?: Record<string, string>;
-  body?: unknown;
-}
-
-export interface WebSocketHealthCheck {
-  type: 'websocket';
-  expected_response: string;
-  continuous: boolean;
-}
+/** `body` has no type in the schema (any JSON), which the generator reads as an object. */
+export type HttpHealthCheck = Omit<Generated.HttpHealthCheck, 'body'> & { body?: unknown };
+export type WebSocketHealthCheck = Generated.WebsocketHealthCheck;
 
 /** Replaced at run time by the JSON array or object its literal resolves to. */
-export interface SpreadMarker {
-  __spread__: string;
-  chunked?: boolean;
-}
+export type SpreadMarker = Generated.SpreadMarker;
 
-export const REMOVE_IF_EMPTY = '__remove-if-empty__';
-export type RemoveIfEmptyMarker = typeof REMOVE_IF_EMPTY;
+export const REMOVE_IF_EMPTY: Generated.RemoveIfEmpty = '__remove-if-empty__';
+export type RemoveIfEmptyMarker = Generated.RemoveIfEmpty;
 
-export type ResourceItem = Resource | SpreadMarker | RemoveIfEmptyMarker;
-export type Resource = S3Location | S3Bucket | S3Buckets | HfRepository | OllamaModel;
+export type ResourceItem = Generated.ResourceItem;
+export type Resource = Exclude<ResourceItem, SpreadMarker | RemoveIfEmptyMarker>;
+export type S3Location = Generated.S3Location;
+export type S3Bucket = Generated.S3Bucket;
+export type S3Buckets = Generated.S3Buckets;
+export type HfRepository = Generated.HfRepository;
+export type OllamaModel = Generated.OllamaModel;
 
-interface S3Common {
-  type: 'S3';
-  target: string;
-  url?: string;
-  allowWrite?: boolean;
-  IAM?: { REGION: string; ACCESS_KEY_ID: string; SECRET_ACCESS_KEY: string };
-}
-
-export interface S3Location extends S3Common {
-  files?: string[];
-}
-
-export interface S3Bucket extends S3Common {
-  bucket: string;
-}
-
-export interface S3Buckets extends S3Common {
-  buckets: Array<{ url: string; files?: string[] }>;
-}
-
-export interface HfRepository {
-  type: 'HF';
-  target: string;
-  repo: string;
-  revision?: string;
-  files?: string[];
-  accessToken?: string;
-}
-
-export interface OllamaModel {
-  type: 'Ollama';
-  model: string;
-  target?: string;
-}
-
-export type LogType = 'stdin' | 'stdout' | 'stderr' | 'nodeerr';
 /** A bare string is a regex over stdout and stderr. */
-export type Results = Record<string, string | ResultSpec>;
-
-export interface ResultSpec {
-  regex: string;
-  logType: LogType[];
-}
-
-export interface Execution {
-  /** Ops of one group form a stage; without a group the op is a stage of its own. */
-  group?: string;
-  depends_on?: string[];
-  /** Seconds. */
-  timeout?: number;
-  stop_if_dependent_stops?: boolean;
-}
+export type Results = Generated.Results;
+export type ResultSpec = Generated.ResultSpec;
+export type LogType = ResultSpec['logType'][number];
+/** Ops of one group form a stage; without a group the op is a stage of its own. `timeout` is in seconds. */
+export type Execution = Generated.Execution;
 
 /** One problem: a JSON pointer into the definition and what to do about it (the API's field error shape). */
 export type Issue = FieldError;

@@ -1,8 +1,6 @@
 import type { Request } from 'express';
 import { safeEqual } from '@ocg/auth';
-import { UnauthorizedError } from '@ocg/http';
-
-export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
+import { INTERNAL_TOKEN_HEADER, UnauthorizedError } from '@ocg/http';
 
 /** The service-to-service credential (INTERNAL_TOKEN). The gateway strips x-ocg-internal* headers from outside callers. */
 export class InternalCredential {

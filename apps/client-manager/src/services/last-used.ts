@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
@@ -12,7 +13,8 @@ const LOCAL_MEMORY = 10_000;
  * instance already wrote within the interval. Off the request's path.
  */
 export class LastUsedTracker {
-  private readonly written = new Map<string, number>();
+  /** Keys this instance wrote within the interval (they expire with it; least recently used out first). */
+  private readonly written: LRUCache<string, true>;
 
   constructor(
     private readonly db: DataSource,
@@ -20,14 +22,14 @@ export class LastUsedTracker {
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly intervalSeconds = 60,
-  ) {}
+  ) {
+    this.written = new LRUCache({ max: LOCAL_MEMORY, ttl: intervalSeconds * 1000, ttlResolution: 0, perf: { now: clock } });
+  }
 
   touch(keyId: string): void {
     const now = this.clock();
-    const last = this.written.get(keyId);
-    if (last !== undefined && now - last < this.intervalSeconds * 1000) return;
-    if (this.written.size >= LOCAL_MEMORY) this.written.clear();
-    this.written.set(keyId, now);
+    if (this.written.get(keyId)) return;
+    this.written.set(keyId, true);
     void this.write(keyId, now);
   }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import { WalletSigner } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
@@ -10,13 +11,15 @@ import type { Secrets } from './secrets';
  * decryption. Wallets never change, so entries never go stale.
  */
 export class WalletSigners {
-  private readonly signers = new Map<string, WalletSigner>();
+  private readonly signers: LRUCache<string, WalletSigner>;
 
   constructor(
     private readonly db: DataSource,
     private readonly secrets: Secrets,
-    private readonly capacity = 1000,
-  ) {}
+    capacity = 1000,
+  ) {
+    this.signers = new LRUCache({ max: capacity });
+  }
 
   async forUserId(userId: string): Promise<WalletSigner> {
     const cached = this.take(userId);
@@ -31,17 +34,10 @@ export class WalletSigners {
     if (cached) return cached;
     const signer = new WalletSigner(this.secrets.openWalletSeed(user.id, user.walletSeedSealed));
     this.signers.set(user.id, signer);
-    if (this.signers.size > this.capacity) this.signers.delete(this.signers.keys().next().value as string);
     return signer;
   }
 
-  /** Map order is insertion order: re-inserting on use keeps the oldest first. */
   private take(userId: string): WalletSigner | undefined {
-    const signer = this.signers.get(userId);
-    if (signer) {
-      this.signers.delete(userId);
-      this.signers.set(userId, signer);
-    }
-    return signer;
+    return this.signers.get(userId);
   }
 }

@@ -1,7 +1,6 @@
 import type { CreditHoldRecord, InsufficientBalanceErrorBody } from '@ocg/contracts';
-import { ConflictError } from '@ocg/http';
+import { ConflictError, type ServiceClient } from '@ocg/http';
 import { InsufficientBalanceError } from '../errors';
-import type { ServiceClient } from './service-client';
 
 export interface HoldRequest {
   userId: string;
@@ -20,9 +19,9 @@ export interface SettleRefused {
 export class CreditsClient {
   constructor(private readonly service: ServiceClient) {}
 
-  /** Places (or, with a known reference, finds) a hold. 402 becomes InsufficientBalanceError with both amounts. */
+  /** Places (or, with a known reference, finds) a hold, so a failed attempt is retried. 402 becomes InsufficientBalanceError with both amounts. */
   async hold(req: HoldRequest): Promise<CreditHoldRecord> {
-    const res = await this.service.call<CreditHoldRecord | InsufficientBalanceErrorBody>({ method: 'POST', path: '/credits/holds', body: req });
+    const res = await this.service.request<CreditHoldRecord | InsufficientBalanceErrorBody>({ method: 'POST', path: '/credits/holds', body: req, idempotent: true });
     if (res.status === 200) return res.body as CreditHoldRecord;
     const error = (res.body ?? {}) as Partial<InsufficientBalanceErrorBody>;
     if (res.status === 402) throw new InsufficientBalanceError(error.message ?? 'Insufficient balance', error.available ?? 0, error.required ?? req.amount);
@@ -30,9 +29,9 @@ export class CreditsClient {
     throw this.service.unavailable(`status ${res.status} placing a hold: ${error.message ?? ''}`);
   }
 
-  /** Captures `amount` and releases the rest, closing the hold. 409 (already closed, or holding less) is returned, not thrown. */
+  /** Captures `amount` and releases the rest, closing the hold; never retried (a repeat of a settle that went through is refused). 409 (already closed, or holding less) is returned, not thrown. */
   async settleFinal(holdId: string, userId: string, amount: number): Promise<CreditHoldRecord | SettleRefused> {
-    const res = await this.service.call<CreditHoldRecord & { message?: string }>({
+    const res = await this.service.request<CreditHoldRecord & { message?: string }>({
       method: 'POST',
       path: `/credits/holds/${encodeURIComponent(holdId)}/settle`,
       body: { userId, amount, final: true },

@@ -1,7 +1,7 @@
 import { DEFAULT_NODE_CAPACITY, type MarketRecord, type NodeRecord, type NodeState } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
-import { NotFoundError } from '@ocg/http';
-import type { ServiceClient } from './service-client';
+import { LRUCache } from 'lru-cache';
+import { NotFoundError, type ServiceClient } from '@ocg/http';
 
 /** What a claim needs of a registered node. */
 export interface NodeStanding {
@@ -10,38 +10,36 @@ export interface NodeStanding {
   capacity: number;
 }
 
-interface Cached {
-  market: MarketRecord;
-  expiresAt: number;
-}
-
 /**
  * Markets from host-manager (`GET /internal/markets/{market}`), by address or
  * name, kept briefly: a job takes the price at post time, so a price change
  * reaches new jobs within the TTL.
  */
 export class MarketsClient {
-  private readonly cache = new Map<string, Cached>();
-  private readonly nodeMarkets = new Map<string, { node: NodeStanding; expiresAt: number }>();
+  private readonly cache: LRUCache<string, MarketRecord>;
+  private readonly nodeMarkets: LRUCache<string, NodeStanding>;
 
   constructor(
     private readonly service: ServiceClient,
-    private readonly ttlMs: number,
-    private readonly now: () => number = Date.now,
-  ) {}
+    ttlMs: number,
+    now: () => number = Date.now,
+  ) {
+    // Least recently used out first; entries expire after the TTL (read from `now` on every get: ttlResolution 0).
+    this.cache = new LRUCache({ max: 1000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+    this.nodeMarkets = new LRUCache({ max: 10_000, ttl: ttlMs, ttlResolution: 0, perf: { now } });
+  }
 
   /** A registered node's market, state and capacity (`GET /internal/nodes/{node}`), kept as briefly as markets. */
   async nodeStanding(node: string): Promise<NodeStanding | undefined> {
     const key = `node:${node}`;
     const hit = this.nodeMarkets.get(key);
-    if (hit && hit.expiresAt > this.now()) return hit.node;
+    if (hit) return hit;
     const record = await this.node(node);
     if (!record) return undefined;
-    if (this.nodeMarkets.size > 10000) this.nodeMarkets.clear();
     // Records from a host-manager older than node control carry neither: active, the default capacity.
     const standing: NodeStanding = { market: record.market, state: record.state ?? 'ACTIVE', capacity: record.capacity ?? DEFAULT_NODE_CAPACITY };
     // A disabled node is asked about again each time, so enabling it takes effect at its next claim.
-    if (standing.state === 'ACTIVE') this.nodeMarkets.set(key, { node: standing, expiresAt: this.now() + this.ttlMs });
+    if (standing.state === 'ACTIVE') this.nodeMarkets.set(key, standing);
     return standing;
   }
 
@@ -52,7 +50,7 @@ export class MarketsClient {
 
   /** host-manager's record of a node, uncached (status and lastSeenAt are live); undefined when it is not registered. */
   async node(node: string): Promise<NodeRecord | undefined> {
-    const res = await this.service.call<NodeRecord>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
+    const res = await this.service.request<NodeRecord>({ method: 'GET', path: `/internal/nodes/${encodeURIComponent(node)}` });
     if (res.status === 404) return undefined;
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} looking up node ${node}`);
     return res.body;
@@ -61,14 +59,12 @@ export class MarketsClient {
   async resolve(ref: string): Promise<MarketRecord> {
     const key = cacheKey(ref);
     const hit = this.cache.get(key);
-    if (hit && hit.expiresAt > this.now()) return hit.market;
-    const res = await this.service.call<MarketRecord>({ method: 'GET', path: `/internal/markets/${encodeURIComponent(ref)}` });
+    if (hit) return hit;
+    const res = await this.service.request<MarketRecord>({ method: 'GET', path: `/internal/markets/${encodeURIComponent(ref)}` });
     if (res.status === 404) throw new NotFoundError(`No market with the address or name "${ref}"`);
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} resolving market "${ref}"`);
-    if (this.cache.size > 1000) this.cache.clear();
-    const entry = { market: res.body, expiresAt: this.now() + this.ttlMs };
-    this.cache.set(key, entry);
-    this.cache.set(cacheKey(res.body.address), entry);
+    this.cache.set(key, res.body);
+    this.cache.set(cacheKey(res.body.address), res.body);
     return res.body;
   }
 }

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import { ServiceClient } from '@ocg/http';
 
 /** Where a job or node host is served from, or why it is not. */
 export type IngressTarget =
@@ -61,9 +62,16 @@ export class IngressResolver {
   private readonly entries: LRUCache<string, Entry>;
   private readonly failures: LRUCache<string, Failure>;
   private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
+  private readonly deploymentManager: ServiceClient;
+  private readonly hostManager: ServiceClient;
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
+    // No retries: a failed lookup is remembered for negativeMs instead, which is what bounds the
+    // lookups a flood of unknown hosts costs the control plane (retries would multiply them).
+    const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000, retries: 0 });
+    this.deploymentManager = service('deployment-manager', opts.deploymentManagerUrl);
+    this.hostManager = service('host-manager', opts.hostManagerUrl);
     this.entries = new LRUCache({ max });
     this.failures = new LRUCache({ max });
     this.inflight = new LRUCache({ max });
@@ -147,26 +155,23 @@ export class IngressResolver {
   }
 
   private async lookup(address: string): Promise<IngressTarget> {
-    const job = await this.get<{ job: string; status: string; node: string | null }>(`${this.opts.deploymentManagerUrl}/internal/jobs/${encodeURIComponent(address)}`);
+    const job = await this.get<{ job: string; status: string; node: string | null }>(this.deploymentManager, `/internal/jobs/${encodeURIComponent(address)}`);
     if (job) {
       if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };
-      const node = await this.get<{ ingressUrl: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(job.node)}`);
+      const node = await this.get<{ ingressUrl: string }>(this.hostManager, `/internal/nodes/${encodeURIComponent(job.node)}`);
       return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
     }
-    const node = await this.get<{ address: string; ingressUrl: string; status?: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(address)}`);
+    const node = await this.get<{ address: string; ingressUrl: string; status?: string }>(this.hostManager, `/internal/nodes/${encodeURIComponent(address)}`);
     if (!node) return { kind: 'unknown' };
     // A node without presence (no heartbeat within its TTL) serves nothing: its address may be someone else's by now.
     return node.status === 'OFFLINE' ? { kind: 'node-offline', node: node.address } : { kind: 'node', node: node.address, ingressUrl: node.ingressUrl };
   }
 
   /** The body of a 200, undefined for a 404; anything else throws (the caller answers 503). */
-  private async get<T>(url: string): Promise<T | undefined> {
-    const res = await fetch(url, {
-      headers: { 'x-ocg-internal-token': this.opts.internalToken, accept: 'application/json' },
-      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
-    });
+  private async get<T>(service: ServiceClient, path: string): Promise<T | undefined> {
+    const res = await service.request<T>({ path });
     if (res.status === 404) return undefined;
-    if (!res.ok) throw new Error(`${url.replace(/\/internal\/.*/, '')} answered ${res.status}`);
-    return (await res.json()) as T;
+    if (!res.ok) throw new Error(`${service.name} answered ${res.status}`);
+    return res.body;
   }
 }

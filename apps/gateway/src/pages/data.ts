@@ -1,3 +1,4 @@
+import { ServiceClient, type ServiceRequest, type ServiceResponse } from '@ocg/http';
 import { SESSION_COOKIE, type JobPageRecord, type ListMarketJobsResponse, type ListMarketNodesResponse, type MarketRecord, type ValidateSessionResponse } from '@ocg/contracts';
 
 export interface PageDataOptions {
@@ -21,59 +22,59 @@ export class UpstreamError extends Error {
  * seconds to follow a job, so they must show its latest state.
  */
 export class PageData {
-  constructor(private readonly opts: PageDataOptions) {}
+  private readonly deploymentManager: ServiceClient;
+  private readonly clientManager: ServiceClient;
+  private readonly hostManager: ServiceClient;
+
+  constructor(opts: PageDataOptions) {
+    const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000 });
+    this.deploymentManager = service('deployment-manager', opts.deploymentManagerUrl);
+    this.clientManager = service('client-manager', opts.clientManagerUrl);
+    this.hostManager = service('host-manager', opts.hostManagerUrl);
+  }
 
   /** The poster's view when `viewer` (a user id) posted the job, else the public view. */
   job(address: string, viewer?: string): Promise<JobPageRecord | undefined> {
     const query = viewer === undefined ? '' : `?viewer=${encodeURIComponent(viewer)}`;
-    return this.get(this.opts.deploymentManagerUrl, `/internal/jobs/${encodeURIComponent(address)}/page${query}`);
+    return this.get(this.deploymentManager, `/internal/jobs/${encodeURIComponent(address)}/page${query}`);
   }
 
   /** The signed-in user of a Cookie header (client-manager's validate-session), if its session is valid. */
   async viewer(cookie: string | undefined): Promise<string | undefined> {
     if (!cookie?.includes(`${SESSION_COOKIE}=`)) return undefined;
-    let res: Response;
-    try {
-      res = await fetch(new URL('/auth/validate-session', this.opts.clientManagerUrl), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'x-ocg-internal-token': this.opts.internalToken },
-        body: JSON.stringify({ cookieHeader: cookie }),
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
-      });
-    } catch (err) {
-      throw new UpstreamError(`client-manager: no answer (${(err as Error).message})`);
-    }
+    const res = await answer<ValidateSessionResponse>(this.clientManager, { method: 'POST', path: '/auth/validate-session', body: { cookieHeader: cookie } });
     if (res.status >= 500) throw new UpstreamError(`client-manager validate-session answered ${res.status}`);
-    const body = (await res.json().catch(() => ({}))) as ValidateSessionResponse;
+    const body = res.body ?? ({} as ValidateSessionResponse);
     return res.ok && body.valid && body.user ? body.user.id : undefined;
   }
 
   market(ref: string): Promise<MarketRecord | undefined> {
-    return this.get(this.opts.hostManagerUrl, `/internal/markets/${encodeURIComponent(ref)}`);
+    return this.get(this.hostManager, `/internal/markets/${encodeURIComponent(ref)}`);
   }
 
   async nodes(market: string): Promise<ListMarketNodesResponse> {
-    return (await this.get<ListMarketNodesResponse>(this.opts.hostManagerUrl, `/internal/markets/${encodeURIComponent(market)}/nodes?limit=100`)) ?? { nodes: [], total: 0 };
+    return (await this.get<ListMarketNodesResponse>(this.hostManager, `/internal/markets/${encodeURIComponent(market)}/nodes?limit=100`)) ?? { nodes: [], total: 0 };
   }
 
   async runningJobs(market: string): Promise<ListMarketJobsResponse> {
     const path = `/internal/markets/${encodeURIComponent(market)}/jobs?status=RUNNING&limit=50`;
-    return (await this.get<ListMarketJobsResponse>(this.opts.deploymentManagerUrl, path)) ?? { jobs: [], total: 0 };
+    return (await this.get<ListMarketJobsResponse>(this.deploymentManager, path)) ?? { jobs: [], total: 0 };
   }
 
   /** The body of a 200, undefined for a 404. */
-  private async get<T>(base: string, path: string): Promise<T | undefined> {
-    let res: Response;
-    try {
-      res = await fetch(new URL(path, base), {
-        headers: { 'x-ocg-internal-token': this.opts.internalToken, accept: 'application/json' },
-        signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
-      });
-    } catch (err) {
-      throw new UpstreamError(`${base}: no answer (${(err as Error).message})`);
-    }
+  private async get<T>(service: ServiceClient, path: string): Promise<T | undefined> {
+    const res = await answer<T>(service, { path });
     if (res.status === 404) return undefined;
-    if (!res.ok) throw new UpstreamError(`${base}${path.replace(/\?.*/, '')} answered ${res.status}`);
-    return (await res.json()) as T;
+    if (!res.ok) throw new UpstreamError(`${service.name}${path.replace(/\?.*/, '')} answered ${res.status}`);
+    return res.body;
+  }
+}
+
+/** Any answer; none (within the budget) is an UpstreamError. */
+async function answer<T>(service: ServiceClient, req: ServiceRequest): Promise<ServiceResponse<T>> {
+  try {
+    return await service.request<T>(req);
+  } catch (err) {
+    throw new UpstreamError(`${service.name}: no answer (${(err as { internalDetail?: string }).internalDetail ?? (err as Error).message})`);
   }
 }

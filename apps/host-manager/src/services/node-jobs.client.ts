@@ -1,5 +1,4 @@
-import { INTERNAL_TOKEN_HEADER } from '@ocg/auth';
-import { ServiceUnavailableError } from '@ocg/http';
+import { ServiceClient, ServiceUnavailableError } from '@ocg/http';
 
 /** What host-manager asks of deployment-manager: end every job of a node an operator took out. */
 export interface NodeJobsStopper {
@@ -8,27 +7,21 @@ export interface NodeJobsStopper {
 }
 
 export class DeploymentManagerClient implements NodeJobsStopper {
-  constructor(
-    private readonly baseUrl: string,
-    private readonly internalToken: string | undefined,
-    private readonly timeoutMs: number,
-  ) {}
+  private readonly service: ServiceClient;
 
+  constructor(baseUrl: string, internalToken: string | undefined, timeoutMs: number) {
+    this.service = new ServiceClient({ service: 'deployment-manager', baseUrl, internalToken, timeoutMs });
+  }
+
+  /** A POST, so tried once: a repeat after a lost answer would report no jobs stopped. */
   async stopJobs(node: string, reason: string): Promise<string[]> {
-    let res: Response;
-    try {
-      res = await fetch(new URL(`/internal/nodes/${encodeURIComponent(node)}/stop-jobs`, this.baseUrl), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.internalToken ? { [INTERNAL_TOKEN_HEADER]: this.internalToken } : {}) },
-        body: JSON.stringify({ reason }),
-        signal: AbortSignal.timeout(this.timeoutMs),
+    const res = await this.service
+      .request<{ stopped?: string[] }>({ method: 'POST', path: `/internal/nodes/${encodeURIComponent(node)}/stop-jobs`, body: { reason } })
+      .catch((err: Error) => {
+        throw unavailable((err as ServiceUnavailableError).internalDetail?.replace(/^deployment-manager: /, '') ?? err.message);
       });
-    } catch (err) {
-      throw unavailable(`no answer (${(err as Error).message})`);
-    }
     if (res.status !== 200) throw unavailable(`status ${res.status}`);
-    const body = (await res.json().catch(() => ({}))) as { stopped?: string[] };
-    return body.stopped ?? [];
+    return res.body?.stopped ?? [];
   }
 }
 

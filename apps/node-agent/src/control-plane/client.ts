@@ -1,4 +1,5 @@
 import { signNodeRequest, type WalletSigner } from '@ocg/auth';
+import { ServiceClient, ServiceUnavailableError } from '@ocg/http';
 
 /** The control plane answered, with an error status. */
 export class ControlPlaneError extends Error {
@@ -19,24 +20,29 @@ export class ControlPlaneError extends Error {
  * method, path and body, with a timeout.
  */
 export class ControlPlaneClient {
+  private readonly service: ServiceClient;
+
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     readonly signer: WalletSigner,
     private readonly timeoutMs: number,
-  ) {}
+  ) {
+    this.service = new ServiceClient({ service: 'control plane', baseUrl, timeoutMs });
+  }
 
   get address(): string {
     return this.signer.address;
   }
 
-  /** POSTs `body` as JSON; answers the parsed 2xx body, throws ControlPlaneError otherwise (Error when nothing answered). */
+  /** POSTs `body` as JSON, once; answers the parsed 2xx body, throws ControlPlaneError otherwise (Error when nothing answered). */
   async post<T>(path: string, body: unknown, opts: { extraTimeoutMs?: number; signal?: AbortSignal } = {}): Promise<T> {
-    const url = new URL(path, this.baseUrl);
-    const headers = { ...signNodeRequest(this.signer, { method: 'POST', path: url.pathname + url.search, body }), 'content-type': 'application/json', accept: 'application/json' };
-    const timeout = AbortSignal.timeout(this.timeoutMs + (opts.extraTimeoutMs ?? 0));
-    const res = await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: opts.signal ? AbortSignal.any([timeout, opts.signal]) : timeout });
-    const text = await res.text();
-    const parsed: unknown = text ? safeJson(text) : undefined;
+    const url = new URL(path, this.service.opts.baseUrl);
+    const headers = signNodeRequest(this.signer, { method: 'POST', path: url.pathname + url.search, body });
+    const timeoutMs = this.timeoutMs + (opts.extraTimeoutMs ?? 0);
+    const res = await this.service.request({ method: 'POST', path, body, headers, timeoutMs, signal: opts.signal }).catch((err: Error) => {
+      throw err instanceof ServiceUnavailableError ? new Error(`POST ${path}: ${err.internalDetail ?? err.message}`) : err;
+    });
+    const parsed: unknown = res.text ? safeJson(res.text) : undefined;
     if (!res.ok) throw new ControlPlaneError(res.status, parsed, `POST ${path}`);
     return parsed as T;
   }

@@ -1,10 +1,12 @@
+import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import type { LogStream } from './log-buffer';
 
 export type LogSink = (stream: LogStream, time: string, text: string) => void;
 
 const HEADER = 8;
-const STREAMS: Record<number, LogStream> = { 1: 'stdout', 2: 'stderr' };
+type Demuxed = 'stdout' | 'stderr';
+const STREAMS: Record<number, Demuxed> = { 1: 'stdout', 2: 'stderr' };
 
 /**
  * Follows a container's logs (engine-side, so nothing is lost while the agent
@@ -58,12 +60,20 @@ export class LogPump {
   }
 }
 
-/** Splits Docker's multiplexed stream (8-byte frame headers) into lines per stream. */
-class FrameParser {
+/**
+ * Splits Docker's multiplexed stream (8-byte frame headers) into lines per
+ * stream. Each stream's bytes go through its own StringDecoder, so a
+ * character whose bytes span two frames comes out whole. (docker-modem's
+ * demuxStream recurses once per frame and copies the rest of the buffer per
+ * frame: a 64 KiB chunk of short lines overflows the stack; ADR 0055.)
+ */
+export class FrameParser {
   private pending: Buffer = Buffer.alloc(0);
-  private readonly partial: Record<string, string> = { stdout: '', stderr: '' };
+  private readonly streams: Record<Demuxed, StreamText>;
 
-  constructor(private readonly onLine: (stream: LogStream, line: string) => void) {}
+  constructor(onLine: (stream: LogStream, line: string) => void) {
+    this.streams = { stdout: new StreamText((line) => onLine('stdout', line)), stderr: new StreamText((line) => onLine('stderr', line)) };
+  }
 
   push(chunk: Buffer): void {
     this.pending = this.pending.length ? Buffer.concat([this.pending, chunk]) : chunk;
@@ -71,23 +81,35 @@ class FrameParser {
       const size = this.pending.readUInt32BE(4);
       if (this.pending.length < HEADER + size) break;
       const stream = STREAMS[this.pending[0]];
-      const text = this.pending.subarray(HEADER, HEADER + size).toString('utf8');
+      const bytes = this.pending.subarray(HEADER, HEADER + size);
       this.pending = this.pending.subarray(HEADER + size);
-      if (stream) this.text(stream, text);
+      if (stream) this.streams[stream].push(bytes);
     }
   }
 
   flush(): void {
-    for (const stream of ['stdout', 'stderr'] as const) {
-      if (this.partial[stream]) this.onLine(stream, this.partial[stream]);
-      this.partial[stream] = '';
-    }
+    this.streams.stdout.flush();
+    this.streams.stderr.flush();
+  }
+}
+
+/** One stream's bytes, decoded across frame boundaries, cut into lines. */
+class StreamText {
+  private readonly decoder = new StringDecoder('utf8');
+  private partial = '';
+
+  constructor(private readonly onLine: (line: string) => void) {}
+
+  push(bytes: Buffer): void {
+    const parts = (this.partial + this.decoder.write(bytes)).split('\n');
+    this.partial = parts.pop() ?? '';
+    for (const part of parts) this.onLine(part.endsWith('\r') ? part.slice(0, -1) : part);
   }
 
-  private text(stream: LogStream, text: string): void {
-    const parts = (this.partial[stream] + text).split('\n');
-    this.partial[stream] = parts.pop() ?? '';
-    for (const part of parts) this.onLine(stream, part.endsWith('\r') ? part.slice(0, -1) : part);
+  flush(): void {
+    const rest = this.partial + this.decoder.end();
+    this.partial = '';
+    if (rest) this.onLine(rest);
   }
 }
 

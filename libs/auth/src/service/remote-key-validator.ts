@@ -7,13 +7,14 @@
  */
 import type { Redis } from 'ioredis';
 import { API_KEY_INVALIDATED_CHANNEL } from '@ocg/contracts';
-import { ServiceUnavailableError } from '@ocg/http';
+import { INTERNAL_TOKEN_HEADER, ServiceClient, ServiceUnavailableError } from '@ocg/http';
 import { apiKeyLookupHash, isWellFormedApiKey } from '../api-key';
 import type { KeyValidator, ValidatedKey } from './identity';
 import { KeyCache } from './key-cache';
 import { parseInvalidation } from './invalidation';
 
-export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
+/** Defined once, in @ocg/http (its service client sends it); re-exported for the auth hooks. */
+export { INTERNAL_TOKEN_HEADER };
 /** Where client-manager publishes `{keyId, hash}` of keys whose cached validation must go. */
 export const API_KEY_INVALIDATION_CHANNEL = API_KEY_INVALIDATED_CHANNEL;
 
@@ -76,20 +77,21 @@ export function remoteKeyValidator(opts: RemoteKeyValidatorOptions): RemoteKeyVa
 }
 
 function askClientManager(opts: RemoteKeyValidatorOptions): (apiKey: string) => Promise<ValidatedKey | null> {
-  const url = new URL('/auth/validate-api-key', opts.clientManagerUrl).toString();
-  const doFetch = opts.fetch ?? globalThis.fetch;
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
-  if (opts.internalToken) headers[INTERNAL_TOKEN_HEADER] = opts.internalToken;
+  const service = new ServiceClient({
+    service: 'client-manager',
+    baseUrl: opts.clientManagerUrl,
+    internalToken: opts.internalToken,
+    timeoutMs: opts.requestTimeoutMs ?? 5000,
+    fetch: opts.fetch,
+  });
   return async (apiKey) => {
-    let res: Response;
-    try {
-      res = await doFetch(url, { method: 'POST', headers, body: JSON.stringify({ apiKey }), signal: AbortSignal.timeout(opts.requestTimeoutMs ?? 5000) });
-    } catch (err) {
-      throw unavailable(`no answer (${(err as Error).message})`);
-    }
+    // A POST, tried once: the request waiting on it has its own deadline.
+    const res = await service.request({ method: 'POST', path: '/auth/validate-api-key', body: { apiKey } }).catch((err: Error) => {
+      throw unavailable((err as { internalDetail?: string }).internalDetail?.replace(/^client-manager: /, '') ?? err.message);
+    });
     if (res.status >= 500 || res.status === 429) throw unavailable(`status ${res.status}`);
     if (!res.ok) return null; // client-manager refused the key itself (e.g. 400 for a malformed one)
-    return toValidatedKey(await res.json().catch(() => undefined));
+    return toValidatedKey(res.body);
   };
 }
 

@@ -1,0 +1,157 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { currentCallContext, TRACEPARENT_HEADER, type CallContext } from './call-context';
+import { REQUEST_ID_HEADER } from './request-id';
+import { ServiceUnavailableError } from './http-error';
+import { errorFromResponse } from './service-errors';
+
+/** The service-to-service credential's header; the gateway strips `x-ocg-internal*` from outside callers. */
+export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Safe to send twice: the only calls retried unless the caller says otherwise. */
+const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
+/** The other side (or a proxy before it) could not answer this time; another attempt may succeed. */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([502, 503, 504]);
+
+export interface ServiceClientOptions {
+  /** Named in errors: "host-manager is unavailable; try again shortly". */
+  service: string;
+  baseUrl: string;
+  /** Sent as {@link INTERNAL_TOKEN_HEADER} when set. */
+  internalToken?: string;
+  /** Budget of a whole call, retries included. Default 5000. */
+  timeoutMs?: number;
+  /** Further attempts of an idempotent call after a network failure or a 502/503/504. Default 2. */
+  retries?: number;
+  /** Ceiling of the first pause; it doubles per attempt up to `retryMaxMs` (full jitter). Default 100. */
+  retryBaseMs?: number;
+  /** Default 1000. */
+  retryMaxMs?: number;
+  /** Sent on every call (after the defaults, before the call's own). */
+  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch;
+}
+
+export interface ServiceRequest {
+  method?: HttpMethod;
+  /** Path and query on the service, e.g. `/internal/nodes/abc?limit=10`. */
+  path: string;
+  /** Sent as JSON. */
+  body?: unknown;
+  headers?: Record<string, string>;
+  /** This call's budget instead of the client's. */
+  timeoutMs?: number;
+  /** The caller gives up (shutdown): the fetch is aborted and its error thrown as is. */
+  signal?: AbortSignal;
+  /** A POST that may be repeated without effect (keyed by a reference): retried like a GET. */
+  idempotent?: boolean;
+  /** Request id and traceparent to forward; by default those of the request being served. */
+  context?: CallContext;
+}
+
+export interface ServiceResponse<T> {
+  status: number;
+  ok: boolean;
+  /** The parsed JSON; undefined when the body was empty or not JSON. */
+  body: T;
+  /** The raw text of the body. */
+  text: string;
+  headers: Headers;
+}
+
+/**
+ * One client for every call one service makes to another: base URL, the
+ * internal credential, request id and traceparent forwarded, a time budget
+ * per call, jittered retries of idempotent calls, and the other side's error
+ * shape mapped back to the typed errors (ADR 0055).
+ */
+export class ServiceClient {
+  private readonly doFetch: typeof globalThis.fetch;
+
+  constructor(readonly opts: ServiceClientOptions) {
+    this.doFetch = opts.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  }
+
+  get name(): string {
+    return this.opts.service;
+  }
+
+  /** Any answer, whatever its status; throws a 503 naming the service when none came within the budget. */
+  async request<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
+    const method = req.method ?? 'GET';
+    const budget = AbortSignal.timeout(req.timeoutMs ?? this.opts.timeoutMs ?? 5000);
+    const signal = req.signal ? AbortSignal.any([budget, req.signal]) : budget;
+    const retries = req.idempotent || IDEMPOTENT.has(method) ? (this.opts.retries ?? 2) : 0;
+    const init: RequestInit = { method, headers: this.headersFor(req), body: req.body === undefined ? undefined : JSON.stringify(req.body), signal };
+    const url = new URL(req.path, this.opts.baseUrl);
+    for (let attempt = 0; ; attempt++) {
+      let res: Response;
+      try {
+        res = await this.doFetch(url, init);
+      } catch (err) {
+        if (req.signal?.aborted) throw err;
+        if (signal.aborted || attempt >= retries) throw this.unavailable(`no answer (${(err as Error).message})`);
+        await this.pause(attempt, signal);
+        continue;
+      }
+      if (attempt < retries && RETRY_STATUSES.has(res.status)) {
+        await res.body?.cancel().catch(() => undefined);
+        await this.pause(attempt, signal);
+        if (!signal.aborted) continue;
+        throw this.unavailable(`status ${res.status}`);
+      }
+      return read<T>(res);
+    }
+  }
+
+  /** The parsed body of a 2xx answer; any other answer throws its typed error (4xx as sent, 5xx as a 503 naming the service). */
+  async send<T = unknown>(req: ServiceRequest): Promise<T> {
+    const res = await this.request<T>(req);
+    if (res.ok) return res.body;
+    throw errorFromResponse(this.name, res);
+  }
+
+  /** GET: the body of a 200, undefined for a 404, the typed error for anything else. */
+  async find<T = unknown>(path: string, req: Omit<ServiceRequest, 'path' | 'method' | 'body'> = {}): Promise<T | undefined> {
+    const res = await this.request<T>({ ...req, path });
+    if (res.status === 404) return undefined;
+    if (res.ok) return res.body;
+    throw errorFromResponse(this.name, res);
+  }
+
+  /** For answers the caller cannot use (5xx, an unexpected status): a 503 that names the service; the detail is only logged. */
+  unavailable(detail: string): ServiceUnavailableError {
+    return new ServiceUnavailableError(`${this.name} is unavailable; try again shortly`, undefined, { detail: `${this.name}: ${detail}` });
+  }
+
+  private headersFor(req: ServiceRequest): Record<string, string> {
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (req.body !== undefined) headers['content-type'] = 'application/json';
+    if (this.opts.internalToken) headers[INTERNAL_TOKEN_HEADER] = this.opts.internalToken;
+    const context = req.context ?? currentCallContext();
+    if (context.requestId) headers[REQUEST_ID_HEADER] = context.requestId;
+    if (context.traceparent) headers[TRACEPARENT_HEADER] = context.traceparent;
+    return { ...headers, ...this.opts.headers, ...req.headers };
+  }
+
+  /** Full jitter: a random pause up to a ceiling that doubles per attempt, so callers that failed together do not return together. */
+  private async pause(attempt: number, signal: AbortSignal): Promise<void> {
+    const ceiling = Math.min(this.opts.retryMaxMs ?? 1000, (this.opts.retryBaseMs ?? 100) * 2 ** attempt);
+    await delay(Math.random() * ceiling, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+async function read<T>(res: Response): Promise<ServiceResponse<T>> {
+  const text = await res.text().catch(() => '');
+  return { status: res.status, ok: res.ok, body: parse(text) as T, text, headers: res.headers };
+}
+
+function parse(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

@@ -13,8 +13,6 @@ const base = strykerConfig({ project: 'deployment-manager', root, mutate: files 
 
 export default {
   ...base,
-  // CI names every changed file of the app (tools/mutate/changed.ts): only those in scope are mutated.
-  mutate: base.mutate.filter((file) => files.includes(file)),
   // The focused specs of that code: pure ones, and holds.spec.ts against client-manager as a process (so it goes
   // into the sandbox, unmutated). Each mutant re-runs its covering tests with their setup, so the specs that start
   // both managers, the gateway, a node agent or Docker stay out: they cover the same code at many times the cost.

@@ -3,6 +3,8 @@
 // threshold. Nothing changed (a clean clone of main): it says so and exits 0 at once.
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { MUTATED_PROJECTS } from './projects';
 
 const say = (msg: string): void => console.log(`mutate:changed: ${msg}`);
@@ -25,16 +27,25 @@ export function mutableFiles(changed: string[], root: string): string[] {
   return changed.filter((f) => f.startsWith(`${root}/src/`) && f.endsWith('.ts') && !f.endsWith('/index.ts') && !f.endsWith('.d.ts'));
 }
 
-function main(): void {
+/** The files the project's Stryker config would mutate for these changed files (an app names the files in its scope). */
+async function inScope(root: string, files: string[]): Promise<string[]> {
+  process.env.STRYKER_MUTATE = files.join(',');
+  const url = pathToFileURL(path.resolve(root, 'stryker.config.mjs')).href;
+  const config = ((await import(url)) as { default: { mutate: string[] } }).default;
+  delete process.env.STRYKER_MUTATE;
+  return config.mutate;
+}
+
+async function main(): Promise<void> {
   const base = mergeBase();
   if (base === undefined) return say('no origin/main or main to compare with; nothing to do (full run: npm run mutate)');
   // Committed and uncommitted changes since the merge base; deleted files drop out.
   const changed = git('diff', '--name-only', base).split('\n').filter((f) => f !== '' && fs.existsSync(f));
   let failed = false;
   for (const { name, root } of MUTATED_PROJECTS) {
-    const files = mutableFiles(changed, root);
+    const files = await inScope(root, mutableFiles(changed, root));
     if (files.length === 0) {
-      say(`${name}: no source changes since ${base.slice(0, 12)}`);
+      say(`${name}: no changes to mutation-tested sources since ${base.slice(0, 12)}`);
       continue;
     }
     say(`${name}: ${files.join(', ')}`);
@@ -50,4 +61,4 @@ function main(): void {
   process.exitCode = failed ? 1 : 0;
 }
 
-if (require.main === module) main();
+if (require.main === module) void main();

@@ -1,11 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { DataSource } from 'typeorm';
 import { createDataSource } from '@ocg/db';
-import { createLogger } from '@ocg/http';
+import { createLogger, ServiceClient } from '@ocg/http';
 import { captureLogs } from '@ocg/testing';
 import { ContentSeal } from '../src/cas/content-seal';
 import { CreditsClient } from '../src/clients/credits.client';
-import { ServiceClient } from '../src/clients/service-client';
 import { HoldRepository } from '../src/jobs/hold.repository';
 import { JobRepository } from '../src/jobs/job.repository';
 import { LooseHolds } from '../src/jobs/loose-holds';
@@ -39,7 +38,7 @@ describe('credit holds and their settlement', () => {
     m = await startClientManager();
     db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
     await db.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, '\\x', 0)`, [DEFINITION_CID]);
-    credits = new CreditsClient(new ServiceClient('client-manager', m.clientManagerUrl, INTERNAL_TOKEN, 10_000));
+    credits = new CreditsClient(new ServiceClient({ service: 'client-manager', baseUrl: m.clientManagerUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 10_000 }));
     holds = new HoldRepository(db);
   }, 120_000);
 

@@ -1,17 +1,9 @@
 import { LRUCache } from 'lru-cache';
+import { lookUpRoute, type IngressTarget, type RouteLookupOptions } from './route-lookup';
 
-/** Where a job or node host is served from, or why it is not. */
-export type IngressTarget =
-  | { kind: 'job'; job: string; ingressUrl: string }
-  | { kind: 'node'; node: string; ingressUrl: string }
-  | { kind: 'not-ready'; job: string; status: string }
-  | { kind: 'node-offline'; node: string }
-  | { kind: 'unknown' };
+export type { IngressTarget } from './route-lookup';
 
-export interface IngressResolverOptions {
-  deploymentManagerUrl: string;
-  hostManagerUrl: string;
-  internalToken: string;
+export interface IngressResolverOptions extends RouteLookupOptions {
   /** How long a route is used before it is looked up again (in the background while it is served). */
   cacheMs: number;
   /** How long the last known route of a running job is served while the control plane cannot answer. */
@@ -20,8 +12,6 @@ export interface IngressResolverOptions {
   negativeMs?: number;
   /** How long a request waits for the revalidation of a known route before the known one is used. */
   revalidateMs?: number;
-  /** Per lookup request. */
-  timeoutMs?: number;
   /** Routes remembered (least recently used go first). */
   maxEntries?: number;
 }
@@ -126,7 +116,7 @@ export class IngressResolver {
 
   private refresh(key: string): Promise<IngressTarget> {
     const started = Date.now();
-    const pending = this.lookup(key).then(
+    const pending = lookUpRoute(key, this.opts).then(
       (target) => {
         // A pub/sub change that arrived meanwhile is newer than this answer.
         const current = this.entries.get(key);
@@ -144,29 +134,5 @@ export class IngressResolver {
     this.inflight.set(key, pending);
     void pending.finally(() => this.inflight.delete(key)).catch(() => undefined);
     return pending;
-  }
-
-  private async lookup(address: string): Promise<IngressTarget> {
-    const job = await this.get<{ job: string; status: string; node: string | null }>(`${this.opts.deploymentManagerUrl}/internal/jobs/${encodeURIComponent(address)}`);
-    if (job) {
-      if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };
-      const node = await this.get<{ ingressUrl: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(job.node)}`);
-      return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
-    }
-    const node = await this.get<{ address: string; ingressUrl: string; status?: string }>(`${this.opts.hostManagerUrl}/internal/nodes/${encodeURIComponent(address)}`);
-    if (!node) return { kind: 'unknown' };
-    // A node without presence (no heartbeat within its TTL) serves nothing: its address may be someone else's by now.
-    return node.status === 'OFFLINE' ? { kind: 'node-offline', node: node.address } : { kind: 'node', node: node.address, ingressUrl: node.ingressUrl };
-  }
-
-  /** The body of a 200, undefined for a 404; anything else throws (the caller answers 503). */
-  private async get<T>(url: string): Promise<T | undefined> {
-    const res = await fetch(url, {
-      headers: { 'x-ocg-internal-token': this.opts.internalToken, accept: 'application/json' },
-      signal: AbortSignal.timeout(this.opts.timeoutMs ?? 5000),
-    });
-    if (res.status === 404) return undefined;
-    if (!res.ok) throw new Error(`${url.replace(/\/internal\/.*/, '')} answered ${res.status}`);
-    return (await res.json()) as T;
   }
 }

@@ -2,6 +2,7 @@ import {
   createAuthHeader,
   createSigner,
   generateWallet,
+  nodeApiMessage,
   parseAuthHeader,
   signForExternal,
   verifyAuthHeader,
@@ -162,6 +163,10 @@ describe('signed auth headers', () => {
     const { header: untimed } = createAuthHeader(signer, 'job', { includeTime: false });
     const check = verifyAuthHeader(untimed, wallet.address, { now });
     expect(check).toStrictEqual({ ok: true, message: 'job' });
+  });
+
+  it('builds the node API message from the node and the job, under its own prefix', () => {
+    expect(nodeApiMessage('N0de', 'J0b')).toBe('ocg-node-api:N0de:J0b');
   });
 
   it('says what is wrong with a message or timestamp it refuses to sign', () => {

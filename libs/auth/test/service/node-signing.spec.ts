@@ -73,6 +73,12 @@ describe('node request signing', () => {
     expect(canonicalJson(value)).toBe('{"at":"2030-01-01T00:00:00.000Z","list":[null,null,"2030-01-01T00:00:00.000Z"],"o":{"toJSON":"not a function"}}');
   });
 
+  it('writes null for an array item whose toJSON answers nothing, like JSON.stringify', () => {
+    const value = [{ toJSON: () => undefined }, 1];
+    expect(canonicalJson(value)).toBe(JSON.stringify(value));
+    expect(canonicalJson(value)).toBe('[null,1]');
+  });
+
   it('signs the method in upper case, whatever case the caller used', () => {
     expect(nodeRequestMessage({ ...request, method: 'post' })).toBe(nodeRequestMessage(request));
     expect(nodeRequestMessage(request)).toMatch(/^ocg-node-request POST \/nodes\/heartbeat [0-9a-f]{64}$/);

@@ -93,6 +93,13 @@ describe('remoteKeyValidator', () => {
     await waitFor(async () => (await validator.validate(key)) === null, { timeoutMs: 2000, what: 'user invalidated' });
   });
 
+  it('drops every cached answer when "*" is published', async () => {
+    await validator.validate(key);
+    active.delete(key);
+    await publisher.publish(channel, '*');
+    await waitFor(async () => (await validator.validate(key)) === null, { timeoutMs: 2000, what: 'everything invalidated' });
+  });
+
   it('re-asks after the cache TTL without any message', async () => {
     let now = 1_000;
     const timed = remoteKeyValidator({ clientManagerUrl: url, cacheTtlMs: 100, now: () => now });

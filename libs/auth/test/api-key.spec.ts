@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, generateApiKey, isWellFormedApiKey } from '../src';
+import { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, generateApiKey, isWellFormedApiKey } from '../src/api-key';
 
 const ALPHABET = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz';
 

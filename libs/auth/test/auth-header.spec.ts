@@ -1,13 +1,5 @@
-import {
-  createAuthHeader,
-  createSigner,
-  generateWallet,
-  nodeApiMessage,
-  parseAuthHeader,
-  signForExternal,
-  verifyAuthHeader,
-  verifySignature,
-} from '../src';
+import { createAuthHeader, nodeApiMessage, parseAuthHeader, signForExternal, verifyAuthHeader } from '../src/auth-header';
+import { createSigner, generateWallet, verifySignature } from '../src/wallet';
 
 const now = 1_750_000_000_000;
 const wallet = generateWallet();

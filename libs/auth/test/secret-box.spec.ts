@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from '../src';
+import { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from '../src/secret-box';
 
 const masterKey = randomBytes(32);
 
@@ -62,6 +62,7 @@ describe('parseMasterKey', () => {
 
   it('names the problem: empty, wrong alphabet, wrong length', () => {
     expect(() => parseMasterKey('')).toThrow(/master key is empty/);
+    expect(() => parseMasterKey(undefined as never)).toThrow(/master key is empty/);
     expect(() => parseMasterKey('   ')).toThrow(/master key is empty/);
     expect(() => parseMasterKey('not a key!')).toThrow(/neither hex nor base64/);
     expect(() => parseMasterKey(randomBytes(16).toString('base64'))).toThrow(/decodes to 16 bytes, expected 32/);

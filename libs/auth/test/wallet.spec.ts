@@ -3,7 +3,7 @@ import { inspect } from 'node:util';
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import bs58 from 'bs58';
-import { createSigner, generateWallet, isAddress, signMessage, verifySignature, walletFromSeed } from '../src';
+import { createSigner, generateWallet, isAddress, signMessage, verifySignature, walletFromSeed } from '../src/wallet';
 
 ed.hashes.sha512 = sha512;
 // Fewer cross-checks per mutant under Stryker (PROPERTY_RUNS_SCALE, stryker.base.mjs): @noble signs slowly.

@@ -1,6 +1,10 @@
 import type { Request } from 'express';
 import { ForbiddenError, HttpError, ServiceUnavailableError, UnauthorizedError } from '@ocg/http';
-import { AuthenticationRegistry, createExpressAuthentication, createSigner, generateApiKey, generateWallet, signNodeRequest, type KeyValidator } from '../../src';
+import { generateApiKey } from '../../src/api-key';
+import { AuthenticationRegistry, createExpressAuthentication } from '../../src/service/express-auth';
+import type { KeyValidator } from '../../src/service/identity';
+import { signNodeRequest } from '../../src/service/node-signing';
+import { createSigner, generateWallet } from '../../src/wallet';
 
 const adminKey = generateApiKey();
 const userKey = generateApiKey();

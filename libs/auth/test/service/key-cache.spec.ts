@@ -1,4 +1,5 @@
-import { KeyCache, type ValidatedKey } from '../../src/service';
+import type { ValidatedKey } from '../../src/service/identity';
+import { KeyCache } from '../../src/service/key-cache';
 
 const alice = (id = 'key_a', extra: Partial<ValidatedKey> = {}): ValidatedKey => ({ apiKeyId: id, userId: 'usr_a', scopes: [], user: { id: 'usr_a' }, ...extra });
 

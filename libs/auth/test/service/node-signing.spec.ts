@@ -1,4 +1,6 @@
-import { createAuthHeader, createSigner, describeNodeFailure, generateWallet, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src';
+import { createAuthHeader } from '../../src/auth-header';
+import { describeNodeFailure, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src/service/node-signing';
+import { createSigner, generateWallet } from '../../src/wallet';
 
 const node = createSigner(generateWallet().secretKey);
 const other = createSigner(generateWallet().secretKey);

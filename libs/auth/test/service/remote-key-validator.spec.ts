@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { Redis } from 'ioredis';
 import { freePort, testRedis, waitFor } from '@ocg/testing';
-import { apiKeyLookupHash, generateApiKey, parseInvalidation, remoteKeyValidator, type RemoteKeyValidator } from '../../src';
+import { apiKeyLookupHash, generateApiKey } from '../../src/api-key';
+import { parseInvalidation } from '../../src/service/invalidation';
+import { remoteKeyValidator, type RemoteKeyValidator } from '../../src/service/remote-key-validator';
 
 /**
  * Stands in for client-manager's POST /auth/validate-api-key (the seam this

@@ -61,6 +61,8 @@ describe('forwardedOf, through a trusted proxy', () => {
   it('unmaps IPv4 entries, and only a mapping that prefixes a whole IPv4 address', () => {
     expect(via({ 'x-forwarded-for': '::ffff:10.20.30.40' }).for).toBe('10.20.30.40');
     expect(via({ 'x-forwarded-for': '2001:db8::ffff:1.2.3.4' }).for).toBe('2001:db8::ffff:1.2.3.4');
+    // with a zone id it is an IPv6 address, and the IPv4 part alone would be none
+    expect(via({ 'x-forwarded-for': '::ffff:203.0.113.9%eth0' }).for).toBe('::ffff:203.0.113.9%eth0');
     expect(via({ 'x-forwarded-for': '203.0.113.9, 2001:db8:1::5' }, '2001:db8:1::9').for).toBe('203.0.113.9');
   });
 

@@ -44,6 +44,20 @@ describe('KeyCache', () => {
     expect(c.get('h')).toBeUndefined();
   });
 
+  it('never caches an answer that started before any of several invalidations, of whatever kind', () => {
+    const c = cache();
+    const generation = c.generation;
+    c.dropHash('h_other');
+    c.dropKeyId('key_other');
+    c.set('h', alice(), generation);
+    expect(c.get('h')).toBeUndefined();
+    const later = c.generation;
+    c.dropUser('usr_other');
+    c.clear();
+    c.set('h', alice(), later);
+    expect(c.get('h')).toBeUndefined();
+  });
+
   it('evicts the oldest entry at the size bound, and replacing an entry does not evict', () => {
     const c = cache(2);
     c.set('h1', alice('key_1'), c.generation);

@@ -51,8 +51,10 @@ describe('KeyCache', () => {
     c.dropKeyId('key_other');
     c.set('h', alice(), generation);
     expect(c.get('h')).toBeUndefined();
+    c.set('bad', null, c.generation);
     const later = c.generation;
-    c.dropUser('usr_other');
+    c.dropUser('usr_other'); // passes over the cached "not valid" too
+    expect(c.get('bad')).toBeNull();
     c.clear();
     c.set('h', alice(), later);
     expect(c.get('h')).toBeUndefined();

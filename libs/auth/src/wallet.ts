@@ -107,6 +107,7 @@ function publicKeyObject(address: string): KeyObject | undefined {
   // Stryker disable next-line ConditionalExpression: the cache only saves the key import; every answer is the same without it
   if (key === undefined) {
     const raw = decodeBase58Exact(address, SEED_BYTES);
+    // Stryker disable next-line ConditionalExpression: importing undefined throws, and importPublicKey answers null alike
     if (raw === undefined) return undefined;
     key = importPublicKey(raw);
     // Stryker disable next-line all: the bound only limits memory; every answer is the same

@@ -157,6 +157,10 @@ describe('signed auth headers', () => {
     expect(check).toStrictEqual({ ok: true, message: 'job' });
   });
 
+  it('signs a one-character message', () => {
+    expect(verifyAuthHeader(header('x'), wallet.address, { now })).toEqual({ ok: true, message: 'x', timestamp: now });
+  });
+
   it('builds the node API message from the node and the job, under its own prefix', () => {
     expect(nodeApiMessage('N0de', 'J0b')).toBe('ocg-node-api:N0de:J0b');
   });

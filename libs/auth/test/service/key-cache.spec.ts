@@ -60,6 +60,15 @@ describe('KeyCache', () => {
     expect(c.get('h')).toBeUndefined();
   });
 
+  it('forgets every key id on clear, so an old id cannot drop a new entry under the same hash', () => {
+    const c = cache();
+    c.set('h1', alice('key_1'), c.generation);
+    c.clear();
+    c.set('h1', alice('key_9'), c.generation);
+    c.dropKeyId('key_1');
+    expect(c.get('h1')).toEqual(alice('key_9'));
+  });
+
   it('evicts the oldest entry at the size bound, and replacing an entry does not evict', () => {
     const c = cache(2);
     c.set('h1', alice('key_1'), c.generation);

@@ -95,6 +95,15 @@ describe('remoteKeyValidator', () => {
     await waitFor(async () => (await validator.validate(key)) === null, { timeoutMs: 2000, what: 'user invalidated' });
   });
 
+  it('keeps other cached keys when one key id is published', async () => {
+    await validator.validate(key);
+    const before = validator.cache.generation;
+    await publisher.publish(channel, JSON.stringify({ keyId: 'key_other' }));
+    await waitFor(async () => validator.cache.generation > before, { timeoutMs: 2000, what: 'message received' });
+    await validator.validate(key);
+    expect(seen).toHaveLength(1);
+  });
+
   it('drops every cached answer when "*" is published', async () => {
     await validator.validate(key);
     active.delete(key);

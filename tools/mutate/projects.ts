@@ -3,6 +3,7 @@ export const MUTATED_PROJECTS = [
   { name: 'auth', root: 'libs/auth' },
   { name: 'job-definition', root: 'libs/job-definition' },
   { name: 'deployment-manager', root: 'apps/deployment-manager' },
+  { name: 'gateway', root: 'apps/gateway' },
 ] as const;
 
 export const THRESHOLD = 90;

@@ -6,7 +6,7 @@ const bare = (address: string): string => address.trim().replace(/^::ffff:(?=\d+
 
 function firstValue(header: string | string[] | undefined): string | undefined {
   const text = Array.isArray(header) ? header[0] : header;
-  return text?.split(',')[0]?.trim() || undefined;
+  return text?.split(',')[0].trim() || undefined;
 }
 
 /**
@@ -21,12 +21,15 @@ export function forwardedOf(req: http.IncomingMessage, trusted: BlockList): Forw
   const remote = bare(req.socket.remoteAddress ?? '');
   const own: Forwarded = { for: remote, host: req.headers.host ?? '', proto: 'encrypted' in req.socket ? 'https' : 'http' };
   if (!remote || !inList(trusted, remote)) return own;
-  const header = req.headers['x-forwarded-for'];
-  const chain = (Array.isArray(header) ? header.join(',') : (header ?? '')).split(',').map(bare).filter(Boolean);
+  const forwardedFor = req.headers['x-forwarded-for'];
+  // Stryker disable next-line StringLiteral: any text that is no IP address ends the walk below at once, as no text does
+  const header = forwardedFor ?? '';
+  const chain = (Array.isArray(header) ? header.join(',') : header).split(',').map(bare).filter(Boolean);
   let client = remote;
-  for (let i = chain.length - 1; i >= 0 && inList(trusted, client); i--) {
-    if (!net.isIP(chain[i])) break;
-    client = chain[i];
+  // From the right: each hop a trusted proxy names is believed, up to the first that is no trusted proxy.
+  for (const hop of chain.reverse()) {
+    if (!inList(trusted, client) || !net.isIP(hop)) break;
+    client = hop;
   }
   const proto = firstValue(req.headers['x-forwarded-proto'])?.toLowerCase();
   const host = firstValue(req.headers['x-forwarded-host']);

@@ -1,12 +1,5 @@
-import {
-  createAuthHeader,
-  createSigner,
-  generateWallet,
-  parseAuthHeader,
-  signForExternal,
-  verifyAuthHeader,
-  verifySignature,
-} from '../src';
+import { createAuthHeader, nodeApiMessage, parseAuthHeader, signForExternal, verifyAuthHeader } from '../src/auth-header';
+import { createSigner, generateWallet, verifySignature } from '../src/wallet';
 
 const now = 1_750_000_000_000;
 const wallet = generateWallet();
@@ -162,6 +155,14 @@ describe('signed auth headers', () => {
     const { header: untimed } = createAuthHeader(signer, 'job', { includeTime: false });
     const check = verifyAuthHeader(untimed, wallet.address, { now });
     expect(check).toStrictEqual({ ok: true, message: 'job' });
+  });
+
+  it('signs a one-character message', () => {
+    expect(verifyAuthHeader(header('x'), wallet.address, { now })).toEqual({ ok: true, message: 'x', timestamp: now });
+  });
+
+  it('builds the node API message from the node and the job, under its own prefix', () => {
+    expect(nodeApiMessage('N0de', 'J0b')).toBe('ocg-node-api:N0de:J0b');
   });
 
   it('says what is wrong with a message or timestamp it refuses to sign', () => {

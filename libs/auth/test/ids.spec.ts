@@ -1,4 +1,4 @@
-import { isRandomId, randomId, safeEqual } from '../src';
+import { isRandomId, randomId, safeEqual } from '../src/ids';
 
 describe('randomId', () => {
   it('makes <prefix>_<base58 of 16 bytes> ids that isRandomId recognises', () => {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from '../src';
+import { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from '../src/secret-box';
 
 const masterKey = randomBytes(32);
 
@@ -38,7 +38,7 @@ describe('secrets at rest', () => {
 
   it('refuses texts that are not in the v1 format', () => {
     const [, iv, tag, data] = encryptSecret(masterKey, 'secret').split('.');
-    for (const text of ['', 'v1', `v2.${iv}.${tag}.${data}`, `v1.${iv}.${tag}`, `v1.${iv}.${tag}.${data}.x`, `v1.${iv}A.${tag}.${data}`, `v1.${iv}.${tag}=.${data}`]) {
+    for (const text of ['', 'v1', `v2.${iv}.${tag}.${data}`, `v1.${iv}.${tag}`, `v1.${iv}.${tag}.${data}.x`, `v1.${iv}A.${tag}.${data}`, `v1.${iv}.${tag}=.${data}`, `v1.${iv}.${tag}.${data}!`]) {
       expect(() => decryptSecret(masterKey, text)).toThrow(/not in the v1 format/);
     }
   });
@@ -62,6 +62,7 @@ describe('parseMasterKey', () => {
 
   it('names the problem: empty, wrong alphabet, wrong length', () => {
     expect(() => parseMasterKey('')).toThrow(/master key is empty/);
+    expect(() => parseMasterKey(undefined as never)).toThrow(/master key is empty/);
     expect(() => parseMasterKey('   ')).toThrow(/master key is empty/);
     expect(() => parseMasterKey('not a key!')).toThrow(/neither hex nor base64/);
     expect(() => parseMasterKey(randomBytes(16).toString('base64'))).toThrow(/decodes to 16 bytes, expected 32/);

@@ -16,23 +16,22 @@ const NODE_API: [method: string, pattern: RegExp][] = [
 
 /** A segment that is, once decoded, a dot segment or hides a separator could climb out of the route. */
 function plainSegments(path: string): boolean {
-  return path
-    .split('/')
-    .slice(1)
-    .every((segment) => {
-      let decoded: string;
-      try {
-        decoded = decodeURIComponent(segment);
-      } catch {
-        return false;
-      }
-      return decoded !== '.' && decoded !== '..' && !/[/\\\0]/.test(decoded);
-    });
+  // The path's leading '' (before the first '/') passes like any plain segment.
+  return path.split('/').every((segment) => {
+    let decoded: string;
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return false;
+    }
+    return decoded !== '.' && decoded !== '..' && !/[/\\\0]/.test(decoded);
+  });
 }
 
 /** True when method and path are a node API route (the query string is the node's to judge). */
 export function isNodeApiRoute(method: string | undefined, url: string | undefined): boolean {
-  const path = (url ?? '/').split('?')[0];
+  if (url === undefined) return false;
+  const path = url.split('?')[0];
   const m = method === 'HEAD' ? 'GET' : method;
   return plainSegments(path) && NODE_API.some(([routeMethod, pattern]) => routeMethod === m && pattern.test(path));
 }

@@ -1,18 +1,9 @@
 import { LRUCache } from 'lru-cache';
-import { ServiceClient } from '@ocg/http';
+import { lookUpRoute, routeServices, type IngressTarget, type RouteLookupOptions, type RouteServices } from './route-lookup';
 
-/** Where a job or node host is served from, or why it is not. */
-export type IngressTarget =
-  | { kind: 'job'; job: string; ingressUrl: string }
-  | { kind: 'node'; node: string; ingressUrl: string }
-  | { kind: 'not-ready'; job: string; status: string }
-  | { kind: 'node-offline'; node: string }
-  | { kind: 'unknown' };
+export type { IngressTarget } from './route-lookup';
 
-export interface IngressResolverOptions {
-  deploymentManagerUrl: string;
-  hostManagerUrl: string;
-  internalToken: string;
+export interface IngressResolverOptions extends RouteLookupOptions {
   /** How long a route is used before it is looked up again (in the background while it is served). */
   cacheMs: number;
   /** How long the last known route of a running job is served while the control plane cannot answer. */
@@ -21,8 +12,6 @@ export interface IngressResolverOptions {
   negativeMs?: number;
   /** How long a request waits for the revalidation of a known route before the known one is used. */
   revalidateMs?: number;
-  /** Per lookup request. */
-  timeoutMs?: number;
   /** Routes remembered (least recently used go first). */
   maxEntries?: number;
 }
@@ -62,16 +51,11 @@ export class IngressResolver {
   private readonly entries: LRUCache<string, Entry>;
   private readonly failures: LRUCache<string, Failure>;
   private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
-  private readonly deploymentManager: ServiceClient;
-  private readonly hostManager: ServiceClient;
+  private readonly services: RouteServices;
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
-    // No retries: a failed lookup is remembered for negativeMs instead, which is what bounds the
-    // lookups a flood of unknown hosts costs the control plane (retries would multiply them).
-    const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000, retries: 0 });
-    this.deploymentManager = service('deployment-manager', opts.deploymentManagerUrl);
-    this.hostManager = service('host-manager', opts.hostManagerUrl);
+    this.services = routeServices(opts);
     this.entries = new LRUCache({ max });
     this.failures = new LRUCache({ max });
     this.inflight = new LRUCache({ max });
@@ -134,7 +118,7 @@ export class IngressResolver {
 
   private refresh(key: string): Promise<IngressTarget> {
     const started = Date.now();
-    const pending = this.lookup(key).then(
+    const pending = lookUpRoute(key, this.services).then(
       (target) => {
         // A pub/sub change that arrived meanwhile is newer than this answer.
         const current = this.entries.get(key);
@@ -152,26 +136,5 @@ export class IngressResolver {
     this.inflight.set(key, pending);
     void pending.finally(() => this.inflight.delete(key)).catch(() => undefined);
     return pending;
-  }
-
-  private async lookup(address: string): Promise<IngressTarget> {
-    const job = await this.get<{ job: string; status: string; node: string | null }>(this.deploymentManager, `/internal/jobs/${encodeURIComponent(address)}`);
-    if (job) {
-      if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };
-      const node = await this.get<{ ingressUrl: string }>(this.hostManager, `/internal/nodes/${encodeURIComponent(job.node)}`);
-      return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
-    }
-    const node = await this.get<{ address: string; ingressUrl: string; status?: string }>(this.hostManager, `/internal/nodes/${encodeURIComponent(address)}`);
-    if (!node) return { kind: 'unknown' };
-    // A node without presence (no heartbeat within its TTL) serves nothing: its address may be someone else's by now.
-    return node.status === 'OFFLINE' ? { kind: 'node-offline', node: node.address } : { kind: 'node', node: node.address, ingressUrl: node.ingressUrl };
-  }
-
-  /** The body of a 200, undefined for a 404; anything else throws (the caller answers 503). */
-  private async get<T>(service: ServiceClient, path: string): Promise<T | undefined> {
-    const res = await service.request<T>({ path });
-    if (res.status === 404) return undefined;
-    if (!res.ok) throw new Error(`${service.name} answered ${res.status}`);
-    return res.body;
   }
 }

@@ -40,7 +40,8 @@ export function prefersHtml(accept: string | undefined): boolean {
     if (type === 'text/html' && q > htmlQ) [htmlQ, htmlAt] = [q, at];
     if (JSON_TYPES.includes(type) && q > jsonQ) [jsonQ, jsonAt] = [q, at];
   });
-  return htmlQ > 0 && (htmlQ > jsonQ || (htmlQ === jsonQ && htmlAt < jsonAt));
+  // An Accept naming neither scores 0 at Infinity on both sides: no page.
+  return htmlQ > jsonQ || (htmlQ === jsonQ && htmlAt < jsonAt);
 }
 
 function quality(params: string[]): number {

@@ -16,7 +16,8 @@ export interface Invalidation {
 export function parseInvalidation(text: string): Invalidation {
   const trimmed = text.trim();
   let message: unknown = trimmed;
-  if (/^[{["]/.test(trimmed)) {
+  // Only these start a JSON text that can hold anything but a key id (a number, true, false or null is read as one).
+  if ('{["'.includes(trimmed[0])) {
     try {
       message = JSON.parse(trimmed);
     } catch {
@@ -27,9 +28,10 @@ export function parseInvalidation(text: string): Invalidation {
 }
 
 function fromMessage(message: unknown): Invalidation {
-  if (typeof message === 'string') return message === '*' ? everything() : { ...nothing(), keyIds: message ? [message] : [] };
-  if (Array.isArray(message)) return { ...nothing(), keyIds: strings(message) };
-  if (message === null || typeof message !== 'object') return nothing();
+  if (typeof message === 'string') return message === '*' ? everything() : only(message ? [message] : []);
+  if (Array.isArray(message)) return only(strings(message));
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,ArrayDeclaration: unreachable from parseInvalidation (JSON is parsed only from '{', '[' or '"'); keeps this total
+  if (message === null || typeof message !== 'object') return only([]);
   const m = message as Record<string, unknown>;
   if (m.all === true) return everything();
   return {
@@ -41,7 +43,7 @@ function fromMessage(message: unknown): Invalidation {
 }
 
 const everything = (): Invalidation => ({ all: true, keyIds: [], hashes: [], userIds: [] });
-const nothing = (): Invalidation => ({ all: false, keyIds: [], hashes: [], userIds: [] });
+const only = (keyIds: string[]): Invalidation => ({ all: false, keyIds, hashes: [], userIds: [] });
 const isText = (v: unknown): v is string => typeof v === 'string' && v !== '';
 const strings = (list: unknown[]): string[] => list.filter(isText);
 const arrayOf = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);

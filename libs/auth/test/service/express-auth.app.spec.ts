@@ -5,7 +5,10 @@
 import http from 'node:http';
 import express from 'express';
 import { HttpError } from '@ocg/http';
-import { createExpressAuthentication, createSigner, generateWallet, signNodeRequest, type KeyValidator } from '../../src';
+import { createExpressAuthentication } from '../../src/service/express-auth';
+import type { KeyValidator } from '../../src/service/identity';
+import { signNodeRequest } from '../../src/service/node-signing';
+import { createSigner, generateWallet } from '../../src/wallet';
 
 const keys: KeyValidator = { validate: async () => null };
 const node = createSigner(generateWallet().secretKey);

@@ -1,6 +1,10 @@
 import type { Request } from 'express';
 import { ForbiddenError, HttpError, ServiceUnavailableError, UnauthorizedError } from '@ocg/http';
-import { AuthenticationRegistry, createExpressAuthentication, createSigner, generateApiKey, generateWallet, signNodeRequest, type KeyValidator } from '../../src';
+import { generateApiKey } from '../../src/api-key';
+import { AuthenticationRegistry, createExpressAuthentication } from '../../src/service/express-auth';
+import type { KeyValidator } from '../../src/service/identity';
+import { signNodeRequest } from '../../src/service/node-signing';
+import { createSigner, generateWallet } from '../../src/wallet';
 
 const adminKey = generateApiKey();
 const userKey = generateApiKey();
@@ -76,14 +80,14 @@ describe('bearerAuth, header reading', () => {
     expect((await failure(auth(req({}), 'bearerAuth'))).message).toBe('Missing credential: send Authorization: Bearer <API key>');
     expect((await failure(auth(req({ authorization: `Bearer ${generateApiKey()}` }), 'bearerAuth'))).message).toBe('The API key is invalid, disabled, expired or deleted');
     expect((await failure(auth(req({}), 'internal'))).message).toBe('Missing x-ocg-internal-token: this operation is for services only');
-    expect((await failure(auth(req({ 'x-ocg-internal-token': '' }), 'internal'))).status).toBe(401);
+    expect((await failure(auth(req({ 'x-ocg-internal-token': '' }), 'internal'))).message).toBe('Missing x-ocg-internal-token: this operation is for services only');
     expect((await failure(auth(req({ 'x-ocg-internal-token': 'nope' }), 'internal'))).message).toBe('Wrong x-ocg-internal-token');
   });
 });
 
 describe('internal', () => {
   it('accepts the configured token', async () => {
-    await expect(auth(req({ 'x-ocg-internal-token': 'internal-token-of-32-characters!' }), 'internal')).resolves.toMatchObject({ kind: 'internal', userId: null });
+    await expect(auth(req({ 'x-ocg-internal-token': 'internal-token-of-32-characters!' }), 'internal')).resolves.toEqual({ kind: 'internal', userId: null, scopes: [] });
   });
 
   it('answers 401 for a missing or wrong token, and for any token when none is configured', async () => {
@@ -126,6 +130,6 @@ describe('registry', () => {
   });
 
   it('fails a route naming an unknown scheme with a 500, never a pass', async () => {
-    await expect(auth(req({}), 'magic')).rejects.toMatchObject({ status: 500 });
+    await expect(auth(req({}), 'magic')).rejects.toMatchObject({ status: 500, message: 'unknown security scheme "magic"' });
   });
 });

@@ -1,4 +1,5 @@
-import { KeyCache, type ValidatedKey } from '../../src/service';
+import type { ValidatedKey } from '../../src/service/identity';
+import { KeyCache } from '../../src/service/key-cache';
 
 const alice = (id = 'key_a', extra: Partial<ValidatedKey> = {}): ValidatedKey => ({ apiKeyId: id, userId: 'usr_a', scopes: [], user: { id: 'usr_a' }, ...extra });
 
@@ -41,6 +42,31 @@ describe('KeyCache', () => {
     c.dropKeyId('key_other');
     c.set('h', alice(), generation);
     expect(c.get('h')).toBeUndefined();
+  });
+
+  it('never caches an answer that started before any of several invalidations, of whatever kind', () => {
+    const c = cache();
+    const generation = c.generation;
+    c.dropHash('h_other');
+    c.dropKeyId('key_other');
+    c.set('h', alice(), generation);
+    expect(c.get('h')).toBeUndefined();
+    c.set('bad', null, c.generation);
+    const later = c.generation;
+    c.dropUser('usr_other'); // passes over the cached "not valid" too
+    expect(c.get('bad')).toBeNull();
+    c.clear();
+    c.set('h', alice(), later);
+    expect(c.get('h')).toBeUndefined();
+  });
+
+  it('forgets every key id on clear, so an old id cannot drop a new entry under the same hash', () => {
+    const c = cache();
+    c.set('h1', alice('key_1'), c.generation);
+    c.clear();
+    c.set('h1', alice('key_9'), c.generation);
+    c.dropKeyId('key_1');
+    expect(c.get('h1')).toEqual(alice('key_9'));
   });
 
   it('evicts the oldest entry at the size bound, and replacing an entry does not evict', () => {

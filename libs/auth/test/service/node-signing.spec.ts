@@ -1,4 +1,6 @@
-import { createAuthHeader, createSigner, describeNodeFailure, generateWallet, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src';
+import { createAuthHeader } from '../../src/auth-header';
+import { describeNodeFailure, signNodeRequest, verifyNodeRequest, canonicalJson, nodeRequestMessage } from '../../src/service/node-signing';
+import { createSigner, generateWallet } from '../../src/wallet';
 
 const node = createSigner(generateWallet().secretKey);
 const other = createSigner(generateWallet().secretKey);
@@ -71,6 +73,12 @@ describe('node request signing', () => {
     const at = new Date(Date.UTC(2030, 0, 1));
     const value = { at, f: () => 1, s: Symbol('x'), list: [() => 1, Symbol('y'), at], o: { toJSON: 'not a function' } };
     expect(canonicalJson(value)).toBe('{"at":"2030-01-01T00:00:00.000Z","list":[null,null,"2030-01-01T00:00:00.000Z"],"o":{"toJSON":"not a function"}}');
+  });
+
+  it('writes null for an array item whose toJSON answers nothing, like JSON.stringify', () => {
+    const value = [{ toJSON: () => undefined }, 1];
+    expect(canonicalJson(value)).toBe(JSON.stringify(value));
+    expect(canonicalJson(value)).toBe('[null,1]');
   });
 
   it('signs the method in upper case, whatever case the caller used', () => {

@@ -7,7 +7,8 @@ import http from 'node:http';
 import type { Redis } from 'ioredis';
 import { createRedis } from '@ocg/redis';
 import { startEphemeralRedis, waitFor, type EphemeralServer } from '@ocg/testing';
-import { generateApiKey, remoteKeyValidator, type RemoteKeyValidator } from '../../src';
+import { generateApiKey } from '../../src/api-key';
+import { remoteKeyValidator, type RemoteKeyValidator } from '../../src/service/remote-key-validator';
 
 describe('remoteKeyValidator while Redis is down', () => {
   const key = generateApiKey();

@@ -1,7 +1,9 @@
 import http from 'node:http';
 import { Redis } from 'ioredis';
 import { freePort, testRedis, waitFor } from '@ocg/testing';
-import { apiKeyLookupHash, generateApiKey, parseInvalidation, remoteKeyValidator, type RemoteKeyValidator } from '../../src';
+import { apiKeyLookupHash, generateApiKey } from '../../src/api-key';
+import { parseInvalidation } from '../../src/service/invalidation';
+import { remoteKeyValidator, type RemoteKeyValidator } from '../../src/service/remote-key-validator';
 
 /**
  * Stands in for client-manager's POST /auth/validate-api-key (the seam this
@@ -91,6 +93,22 @@ describe('remoteKeyValidator', () => {
     active.delete(key);
     await publisher.publish(channel, JSON.stringify({ userId: 'usr_1' }));
     await waitFor(async () => (await validator.validate(key)) === null, { timeoutMs: 2000, what: 'user invalidated' });
+  });
+
+  it('keeps other cached keys when one key id is published', async () => {
+    await validator.validate(key);
+    const before = validator.cache.generation;
+    await publisher.publish(channel, JSON.stringify({ keyId: 'key_other' }));
+    await waitFor(async () => validator.cache.generation > before, { timeoutMs: 2000, what: 'message received' });
+    await validator.validate(key);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('drops every cached answer when "*" is published', async () => {
+    await validator.validate(key);
+    active.delete(key);
+    await publisher.publish(channel, '*');
+    await waitFor(async () => (await validator.validate(key)) === null, { timeoutMs: 2000, what: 'everything invalidated' });
   });
 
   it('re-asks after the cache TTL without any message', async () => {

@@ -3,7 +3,9 @@
  * status), and identityOf, the accessor every controller uses.
  */
 import http from 'node:http';
-import { generateApiKey, identityOf, remoteKeyValidator, toValidatedKey } from '../../src';
+import { generateApiKey } from '../../src/api-key';
+import { identityOf } from '../../src/service/identity';
+import { remoteKeyValidator, toValidatedKey } from '../../src/service/remote-key-validator';
 
 const good = { valid: true, apiKeyId: 'key_1', user: { id: 'usr_1', email: 'a@b.c' }, scopes: ['jobs:read', 7] };
 

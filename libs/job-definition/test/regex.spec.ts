@@ -10,6 +10,23 @@ describe('result regexes (RE2)', () => {
     },
   );
 
+  // The classic catastrophic-backtracking patterns: a backtracking engine takes exponential (or
+  // high polynomial) time on a near-miss text; RE2 stays linear, so they are safe and accepted.
+  it.each([
+    ['^(a+)+$', `${'a'.repeat(3000)}!`],
+    ['(a|b+)*$', `${'ab'.repeat(1500)}!`],
+    ['(a*)*$', `${'a'.repeat(3000)}!`],
+    ['(a|a)*$', `${'a'.repeat(3000)}!`],
+    ['(.*a){20}', `${'a'.repeat(19)}${'b'.repeat(3000)}`],
+  ])('accepts the classic ReDoS pattern %s and matches a near-miss text in linear time', (source, text) => {
+    expect(checkRegex(source)).toEqual({});
+    const { regex } = compileResultRegex(source);
+    const started = Date.now();
+    regex.matcher(text).find();
+    // A backtracking engine needs far longer than this (2^n steps for n = 3000 characters).
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it.each([
     ['\\', 'does not compile'],
     ['(', 'does not compile'],

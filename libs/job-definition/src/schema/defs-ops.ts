@@ -4,7 +4,7 @@ import { ABSOLUTE_PATH, DNS_LABEL, ENV_NAME, HOST_NAME, NAME, VOLUME_NAME } from
 const str = { type: 'string' } as const;
 const opIds = { type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string' } } as const;
 
-/** Longest result regex accepted: keeps the backtracking analysis cheap and bounded. */
+/** Longest result regex accepted: bounds the time and memory RE2 spends compiling it. */
 export const MAX_REGEX_LENGTH = 4096;
 /** Longest group name: a node reports it with every op state (the report's limit). */
 export const MAX_GROUP_LENGTH = 200;

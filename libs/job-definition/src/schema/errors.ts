@@ -80,8 +80,9 @@ function describe(error: ErrorObject, base: string): Issue | undefined {
     return { path: childPath(path, member), message: `unknown member "${member}"${didYouMean(member, known)}` };
   }
   if (error.keyword === 'uniqueItems') {
-    // ajv: j is the later index, i the earlier one it equals.
-    return { path: childPath(path, Number(params['j'])), message: `repeats item ${Number(params['i'])}` };
+    // ajv names the two equal items i and j in either order (by item type), so the repeat is the later one.
+    const [first, repeat] = [Number(params['i']), Number(params['j'])].sort((a, b) => a - b);
+    return { path: childPath(path, repeat), message: `repeats item ${first}` };
   }
   return { path, message: message(error, parent, params) };
 }

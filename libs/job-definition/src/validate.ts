@@ -6,6 +6,7 @@ import { checkDependencies, checkIds } from './rules/graph';
 import { checkStartable } from './rules/limits';
 import { checkLiterals, checkResults, checkVariables } from './rules/references';
 import { defValidator, definitionValidator } from './schema/compiled';
+import { MAX_OPS } from './schema/defs-ops';
 import { schemaIssues } from './schema/errors';
 
 /**
@@ -58,10 +59,13 @@ export function validateOps(ops: unknown, options: ValidateOpsOptions = {}): Val
   });
 }
 
+/** The list's own limit (the schema sees an empty list in its place) and each op. */
 function opListIssues(ops: unknown, path: string): Issue[] {
   if (!Array.isArray(ops)) return [];
   const validator = defValidator('op');
-  return ops.flatMap((op: unknown, i) => schemaIssues(validator, op, `${path}/${i}`));
+  const issues = ops.flatMap((op: unknown, i) => schemaIssues(validator, op, `${path}/${i}`));
+  if (ops.length > MAX_OPS) issues.push({ path, message: `must hold at most ${MAX_OPS} item(s)` });
+  return issues;
 }
 
 function runRules(ops: unknown, options: RuleOptions): RuleContext {

@@ -73,6 +73,11 @@ function objectOrUndefined(value: unknown): Record<string, unknown> | undefined 
   return isObject(value) ? value : undefined;
 }
 
+/** How messages name an op: its id, or its pointer when it has none (the schema reports that). */
+export function opLabel(view: OpView): string {
+  return view.id === undefined ? view.path : quote(view.id);
+}
+
 export function stageName(ctx: RuleContext, stage: number): string {
   const group = ctx.stageGroups[stage];
   return group === null ? 'a stage of its own' : `group ${quote(group)}`;

@@ -1,4 +1,4 @@
-import { validate } from '../src';
+import { validate, validateOps } from '../src';
 import { didYouMean } from '../src/text';
 import { job, run } from './helpers';
 
@@ -102,3 +102,96 @@ describe('empty op lists', () => {
     ]);
   });
 });
+
+describe('limits of a startable op', () => {
+  const env = (entries: Record<string, string>) => check([run('a', { env: entries })]).errors;
+
+  it('takes an env value of exactly 128 KiB and refuses one byte more, counting bytes, not characters', () => {
+    expect(env({ A: 'x'.repeat(131072) })).toEqual([]);
+    expect(env({ A: 'x'.repeat(131073) })).toEqual([
+      { path: '/ops/0/args/env/A', message: 'is 131073 bytes, over the limit of 131072 bytes (128 KiB) for one env value' },
+    ]);
+    expect(env({ A: 'é'.repeat(65537) })).toEqual([
+      { path: '/ops/0/args/env/A', message: 'is 131074 bytes, over the limit of 131072 bytes (128 KiB) for one env value' },
+    ]);
+  });
+
+  it('counts each name, value and two more bytes towards the 1 MiB of a whole env', () => {
+    const full: Record<string, string> = {};
+    for (let i = 0; i < 7; i++) full[`A${i}`] = 'x'.repeat(131072);
+    full['B0'] = 'x'.repeat(131040);
+    expect(env(full)).toEqual([]);
+    full['B0'] += 'x';
+    expect(env(full)).toEqual([{ path: '/ops/0/args/env', message: 'is 1048577 bytes, over the limit of 1048576 bytes (1 MiB) for an op\'s whole env' }]);
+  });
+
+  it('refuses system mount points and their insides, not names that only start alike', () => {
+    const dests = ['/dev', '/system', '/devices', '/procfs', '/sys/kernel', '/data//', '/data'];
+    const ops = [{ type: 'container/create-volume', id: 'mk', args: { name: 'v' } }, run('a', { volumes: dests.map((dest) => ({ name: 'v', dest })) }, { depends_on: ['mk'] })];
+    expect(check(ops).errors).toEqual([
+      { path: '/ops/1/args/volumes/0/dest', message: '"/dev" is refused: nothing may be mounted at /dev or below (the container\'s kernel and device filesystems)' },
+      { path: '/ops/1/args/volumes/4/dest', message: '"/sys/kernel" is refused: nothing may be mounted at /sys or below (the container\'s kernel and device filesystems)' },
+      { path: '/ops/1/args/volumes/6/dest', message: '"/data" is already mounted by /ops/1/args/volumes/5/dest: Docker refuses two mounts at one destination' },
+    ]);
+  });
+
+  it('counts resource targets as mounts too, and leaves create-volume ops alone', () => {
+    const resources = [{ type: 'HF', repo: 'o/m', target: '/models/' }, { type: 'S3', url: 's3://b', target: '/models' }];
+    expect(check([run('a', { resources })]).errors).toEqual([
+      { path: '/ops/0/args/resources/1/target', message: '"/models" is already mounted by /ops/0/args/resources/0/target: Docker refuses two mounts at one destination' },
+    ]);
+    expect(check([{ type: 'container/create-volume', id: 'v', args: { name: 'd', volumes: [{ name: 'd', dest: '/' }] } }]).errors).toEqual([
+      { path: '/ops/0/args/volumes', message: 'unknown member "volumes"' },
+    ]);
+  });
+});
+
+describe('literals and regexes in detail', () => {
+  it('finds literals at any depth and names them by an escaped pointer', () => {
+    const check1 = { type: 'http', path: '/', method: 'GET', expected_status: 200, continuous: true, headers: { 'X-A': '%%ops.gone.host%%' } };
+    const args = { env: { 'a/b': '%%ops.gone.host%%' }, expose: [{ port: 80, health_checks: [check1] }], resources: [{ type: 'HF', repo: 'o/m', target: '/m', files: ['x', '%%ops.gone.host%%'] }] };
+    expect(check([run('a', args)]).errors.map((e) => e.path)).toEqual([
+      '/ops/0/args/env/a~1b', '/ops/0/args/expose/0/health_checks/0/headers/X-A', '/ops/0/args/resources/0/files/1',
+    ]);
+  });
+
+  it('lets variables use node-time globals only, and leaves variables unknown to a list of ops', () => {
+    expect(check([run('a')], { global: { variables: { A: 'http://%%global.host%%/%%global.job%%' } } }).errors).toEqual([]);
+    expect(validateOpsErrors([run('a', { env: { M: '%%global.variables.MODEL%%' } })])).toEqual([]);
+  });
+
+  it('takes a spread env that is one literal', () => {
+    const ops = [run('s', {}, { group: 'one' }, { results: { e: 'e' } }), run('a', { env: { __spread__: '%%ops.s.results.e%%' } }, { group: 'two' })];
+    expect(check(ops)).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('refuses a result literal of an op without results', () => {
+    expect(check([run('s', {}, { group: 'one' }), run('a', { cmd: '%%ops.s.results.x%%' }, { group: 'two' })]).errors).toEqual([
+      { path: '/ops/1/args/cmd', message: '%%ops.s.results.x%%: op "s" has no result "x"' },
+    ]);
+  });
+
+  it('compiles a regex of the longest length allowed', () => {
+    expect(check([run('a', {}, undefined, { results: { r: `(${'a'.repeat(4095)}` } })]).errors).toEqual([
+      { path: '/ops/0/results/r', message: expect.stringMatching(/^does not compile: /) },
+    ]);
+  });
+
+  it('reads an op without type as a run op unless its args look like a volume', () => {
+    expect(check([{ id: 'a', args: { image: 'x' } }]).errors).toEqual([{ path: '/ops/0', message: 'missing required member "type"' }]);
+    expect(check([{ id: 'a', args: { image: 'x', name: 'd' } }]).errors).toEqual([
+      { path: '/ops/0', message: 'missing required member "type"' },
+      { path: '/ops/0/args/name', message: 'unknown member "name"' },
+    ]);
+  });
+
+  it('refuses a resource type that is an object prototype name', () => {
+    expect(check([run('a', { resources: [{ type: 'constructor', target: '/x' }] })]).errors).toEqual([
+      { path: '/ops/0/args/resources/0/type', message: 'must be "S3", "HF" or "Ollama"' },
+    ]);
+  });
+});
+
+function validateOpsErrors(ops: Loose[]) {
+  return validateOps(ops).errors;
+}

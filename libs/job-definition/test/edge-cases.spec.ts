@@ -1,5 +1,5 @@
 import {
-  LiteralResolutionError, jobDefinitionJsonSchema, normalize, resolveLiterals, resolveOpLiterals, validate, validateOps,
+  LiteralResolutionError, jobDefinitionJsonSchema, jobDefinitionOpenApiSchemas, normalize, resolveLiterals, resolveOpLiterals, validate, validateOps,
   type JobDefinition, type NormalizedJobDefinition, type NormalizedRunOp,
 } from '../src';
 import { defValidator } from '../src/schema/compiled';
@@ -125,5 +125,53 @@ describe('limits and guards', () => {
 
   it('knows no schema def it does not have', () => {
     expect(() => defValidator('nothing')).toThrow('no schema def "nothing"');
+  });
+});
+
+describe('normalize keeps every member that changes how a container runs', () => {
+  it('keeps gpu, private, volumes and health-check headers', () => {
+    const check = { type: 'http', path: '/h', method: 'GET', expected_status: 200, continuous: true, headers: { Authorization: 'Bearer t', 'X-B': '' } };
+    const definition = job([volume('v', 'data'), run('a', { gpu: true, private: true, volumes: [{ name: 'data', dest: '/data' }], expose: [{ port: 80, health_checks: [check] }] }, { depends_on: ['v'] })]);
+    expect(validate(definition).errors).toEqual([]);
+    const op = normalize(definition as unknown as JobDefinition).ops[1] as NormalizedRunOp;
+    expect(op.args).toMatchObject({ gpu: true, private: true, volumes: [{ name: 'data', dest: '/data' }] });
+    expect(op.args.expose).toEqual([{ port: 80, type: 'api', health_checks: [check] }]);
+    const off = normalize(job([run('a', { gpu: false, private: false })]) as unknown as JobDefinition).ops[0] as NormalizedRunOp;
+    expect(off.args).toMatchObject({ gpu: false, private: false, volumes: [] });
+  });
+});
+
+describe('spreads by position', () => {
+  it('checks a spread in expose as ports at any index, and names every bad value', () => {
+    const expose = [...Array.from({ length: 10 }, (_, i) => 1000 + i), { __spread__: '%%ops.s.results.e%%' }];
+    const definition = normalize(job([run('a', { expose })]) as unknown as JobDefinition);
+    const resolved = resolveLiterals(definition, { results: { s: { e: '[8080]' } } });
+    expect((resolved.ops[0] as NormalizedRunOp).args.expose[10]).toEqual({ port: 8080, type: 'api', health_checks: [] });
+    let caught: unknown;
+    try {
+      resolveLiterals(definition, { results: { s: { e: ['nope', '{"port": 0}'] } } });
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(LiteralResolutionError);
+    expect((caught as Error).name).toBe('LiteralResolutionError');
+    expect((caught as Error).message).toMatch(
+      /^\/ops\/0\/args\/expose\/10: %%ops.s.results.e%% is not JSON: .*; \/ops\/0\/args\/expose\/10\/port: from %%ops.s.results.e%%: must be between 1 and 65535$/,
+    );
+  });
+});
+
+describe('OpenAPI components', () => {
+  it('names the root by the prefix and each def after it, without the JSON Schema identity', () => {
+    const schemas = jobDefinitionOpenApiSchemas();
+    expect(Object.keys(schemas)).toEqual(expect.arrayContaining(['JobDefinition', 'JobDefinitionRunArgs', 'JobDefinitionOpList']));
+    expect(schemas['JobDefinition']).not.toHaveProperty('$schema');
+    expect(schemas['JobDefinition']).not.toHaveProperty('$id');
+    expect(schemas['JobDefinition']).not.toHaveProperty('$defs');
+    expect((schemas['JobDefinition'] as { properties: { ops: unknown } }).properties.ops).toEqual({ $ref: '#/components/schemas/JobDefinitionOpList' });
+    const custom = jobDefinitionOpenApiSchemas('Jd');
+    expect(Object.keys(custom).every((name) => name.startsWith('Jd'))).toBe(true);
+    expect(custom['JdOp']).toEqual({ oneOf: [{ $ref: '#/components/schemas/JdRunOp' }, { $ref: '#/components/schemas/JdCreateVolumeOp' }] });
+    expect(custom['JdPort']).toEqual(jobDefinitionJsonSchema.$defs.port);
   });
 });

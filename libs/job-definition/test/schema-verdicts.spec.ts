@@ -83,6 +83,8 @@ const cases: Array<[string, unknown, Issue[]]> = [
   ['/ops', 'x', err('/ops', 'must be an array')],
   // ops
   ['/ops/2', 5, err('/ops/2', 'must be an object with type, id and args')],
+  ['/ops/2', null, err('/ops/2', 'must be an object with type, id and args')],
+  ['/ops/2', [], err('/ops/2', 'must be an object with type, id and args')],
   [`${A}/id`, undefined, err(A, 'missing required member "id"')],
   [`${A}/args`, undefined, err(A, 'missing required member "args"')],
   [`${A}/id`, 5, err(`${A}/id`, 'must be a string')],

@@ -160,7 +160,7 @@ const cases: Array<[string, unknown, Issue[]]> = [
   [`${ARGS}/expose`, { __spread__: '%%ops.a.host%%', chunked: 'yes' }, err(`${ARGS}/expose/chunked`, 'must be a boolean')],
   [`${ARGS}/expose`, { __spread__: '%%ops.a.host%%', join: true }, err(`${ARGS}/expose/join`, 'unknown member "join"')],
   [`${ARGS}/expose`, { type: 'web' }, err(`${ARGS}/expose`, 'missing required member "port"')],
-  [`${ARGS}/expose`, { chunked: true }, err(`${ARGS}/expose`, 'missing required member "port"')],
+  [`${ARGS}/expose`, { chunked: true }, [...err(`${ARGS}/expose`, 'missing required member "port"'), ...err(`${ARGS}/expose/chunked`, 'unknown member "chunked"')]],
   [`${ARGS}/expose`, 'http', err(`${ARGS}/expose`, 'must be a port number such as "8080" or a literal such as "%%ops.<id>.results.port%%"')],
   [`${ARGS}/expose`, { port: 80, tls: true }, err(`${ARGS}/expose/tls`, 'unknown member "tls"')],
   ...['api', 'web', 'websocket', 'webapi', 'none'].map((t): [string, unknown, Issue[]] => [`${ARGS}/expose`, { port: 80, type: t }, OK]),

@@ -18,13 +18,9 @@ export function schemaIssues(validator: ValidateFunction, data: unknown, base: s
 function translate(errors: readonly ErrorObject[], base: string, depth: number): Issue[] {
   const issues: Issue[] = [];
   const claimed = new Set<string>();
-  // Outermost first: shorter paths, and at one path the later error (ajv reports
-  // a union after the errors of its branches, which may hold nested unions).
-  const unions = errors
-    .map((error, order) => ({ error, order }))
-    .filter(({ error }) => isUnionError(error))
-    .sort((a, b) => a.error.instancePath.length - b.error.instancePath.length || b.order - a.order)
-    .map(({ error }) => error);
+  // Outermost first: ajv reports a union after the errors of its branches (nested
+  // unions included), so in reverse order each union comes before those inside it.
+  const unions = errors.filter(isUnionError).reverse();
   for (const error of unions) {
     if (isUnder(error.instancePath, claimed)) continue;
     claimed.add(error.instancePath);

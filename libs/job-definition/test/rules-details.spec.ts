@@ -195,3 +195,21 @@ describe('literals and regexes in detail', () => {
 function validateOpsErrors(ops: Loose[]) {
   return validateOps(ops).errors;
 }
+
+describe('ports and host names at their edges', () => {
+  it('takes port text from 1 to 65535', () => {
+    expect(check([run('a', { expose: ['1', '65535'] })]).errors).toEqual([]);
+    expect(check([run('a', { expose: ['0', '65536'] })]).errors).toEqual([
+      { path: '/ops/0/args/expose/0', message: 'port must be between 1 and 65535' },
+      { path: '/ops/0/args/expose/1', message: 'port must be between 1 and 65535' },
+    ]);
+    expect(check([run('a', { expose: '99999' })]).errors).toEqual([{ path: '/ops/0/args/expose', message: 'port must be between 1 and 65535' }]);
+  });
+
+  it('lets an op use its own id as an alias, and compares host names without case', () => {
+    expect(check([run('db', { aliases: ['DB', 'store'] })]).errors).toEqual([]);
+    expect(check([run('a', { aliases: 'Cache' }), run('b', { aliases: 'cache' })]).errors).toEqual([
+      { path: '/ops/1/args/aliases', message: 'host name "cache" already belongs to op "a" (/ops/0)' },
+    ]);
+  });
+});

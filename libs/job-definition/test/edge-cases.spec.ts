@@ -21,6 +21,12 @@ describe('normalize keeps what the node needs', () => {
     expect(firstRun(job([run('a', { resources })])).args.resources).toEqual(resources);
   });
 
+  it('drops the marker from a resource list once nothing in it waits for the node', () => {
+    const resources = ['__remove-if-empty__', { type: 'Ollama', model: 'gemma' }];
+    expect(firstRun(job([run('a', { resources })])).args.resources).toEqual([{ type: 'Ollama', model: 'gemma' }]);
+    expect(firstRun(job([run('a', { resources: ['__remove-if-empty__'] })])).args.resources).toEqual([]);
+  });
+
   it('resolves only variables: a variable named like a node-time global leaves that global alone', () => {
     const definition = job([run('a', { env: { J: '%%global.job%%', V: '%%global.variables.job%%' } })], { global: { variables: { job: 'mine' } } });
     expect(firstRun(definition).args.env).toEqual({ J: '%%global.job%%', V: 'mine' });

@@ -71,6 +71,7 @@ describe('dependencies across stages', () => {
     };
     expect(check([run('one', { expose: [] }, { group: 'one' }), stopping('one')]).warnings).toEqual([warning]);
     expect(check([run('one', {}, { group: 'one' }), stopping('one')]).warnings).toEqual([warning]);
+    expect(check([run('one', { expose: null }, { group: 'one' }), stopping('one')]).warnings).toEqual([warning]);
     expect(check([run('one', { expose: 80 }, { group: 'one' }), stopping('one')]).warnings).toEqual([]);
     expect(check([run('one', { expose: [80] }, { group: 'one' }), stopping('one')]).warnings).toEqual([]);
     expect(check([run('one', {}, { group: 'one' }), run('svc', {}, { group: 'two', depends_on: ['one'] })]).warnings).toEqual([]);

@@ -214,3 +214,12 @@ describe('ports and host names at their edges', () => {
     ]);
   });
 });
+
+describe('cycles with ways out', () => {
+  it('reports the cycle, not the op it also depends on', () => {
+    const g = (id: string, dependsOn: string[] = []) => run(id, {}, { group: 'g', depends_on: dependsOn });
+    expect(check([g('a', ['b']), g('b', ['x', 'c']), g('c', ['a']), g('x')]).errors).toEqual([
+      { path: '/ops/0/execution/depends_on/0', message: 'dependency cycle: a -> b -> c -> a' },
+    ]);
+  });
+});

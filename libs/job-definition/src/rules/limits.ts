@@ -42,7 +42,8 @@ function checkEnv(ctx: RuleContext, view: OpView): void {
 function checkMounts(ctx: RuleContext, view: OpView): void {
   const seen = new Map<string, string>();
   for (const [dest, path] of destinations(view)) {
-    const normal = posix.normalize(dest).replace(/(.)\/+$/, '$1');
+    // posix.normalize leaves at most one trailing slash; drop it except from "/"
+    const normal = posix.normalize(dest).replace(/(.)\/$/, '$1');
     const refused = refusedDestination(normal);
     if (refused) {
       ctx.errors.push({ path, message: refused });

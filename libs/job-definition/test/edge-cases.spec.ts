@@ -54,6 +54,15 @@ describe('resolving literals on the node', () => {
     expect((resolved.ops[0] as NormalizedRunOp).args.expose).toEqual([{ port: 8080, type: 'api', health_checks: [] }]);
   });
 
+  it('leaves a spread marker without a literal as it is, and refuses an env spread of a JSON array', () => {
+    const definition = handMade({ expose: [{ __spread__: 'not a literal' }], env: { __spread__: '%%ops.s.results.env%%' } });
+    const resolved = resolveLiterals(definition, {});
+    expect((resolved.ops[0] as NormalizedRunOp).args.expose).toEqual([{ __spread__: 'not a literal', chunked: false }]);
+    expect(() => resolveLiterals(definition, { results: { s: { env: '["a"]' } } })).toThrow(
+      '/ops/0/args/env/__spread__: %%ops.s.results.env%% must resolve to a JSON object of strings',
+    );
+  });
+
   it('throws for one op whose spread is not JSON', () => {
     const definition = handMade({ expose: [{ __spread__: '%%ops.s.results.e%%' }] });
     expect(() => resolveOpLiterals(definition, 0, { results: { s: { e: 'not json' } } })).toThrow(LiteralResolutionError);

@@ -21,6 +21,12 @@ describe('suggestions', () => {
     expect(didYouMean('abcdefgh', ['zzzzzzzz'])).toBe('');
   });
 
+  it('suggests for words up to 64 characters only', () => {
+    const id = 'a'.repeat(63);
+    expect(didYouMean(`${id}x`, [id])).toBe(`; did you mean "${id}"?`);
+    expect(didYouMean(`${id}xy`, [id])).toBe('');
+  });
+
   it('looks at the first 100 candidates only', () => {
     const candidates = Array.from({ length: 150 }, (_, i) => `op-${i}`);
     expect(didYouMean('op-149x', candidates)).toBe('; did you mean "op-14"?');

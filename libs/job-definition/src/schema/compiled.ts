@@ -51,5 +51,5 @@ export function defValidator(name: string): ValidateFunction {
 
 /** The union name when `schema` is one of the union defs. */
 export function unionOf(schema: unknown): string | undefined {
-  return typeof schema === 'object' && schema !== null ? get().unionsBySchema.get(schema) : undefined;
+  return get().unionsBySchema.get(schema as object);
 }

@@ -1,6 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
 import type { Issue } from '../types';
-import { childPath, isObject } from '../pointer';
+import { childPath } from '../pointer';
 import { didYouMean } from '../text';
 import { defValidator, unionOf } from './compiled';
 import { PATTERN_MESSAGES } from './patterns';
@@ -34,8 +34,9 @@ function translate(errors: readonly ErrorObject[], base: string, depth: number):
   return issues;
 }
 
+/** A union def holds nothing but its `oneOf`, so only that keyword's error has it as parent schema. */
 function isUnionError(error: ErrorObject): boolean {
-  return (error.keyword === 'oneOf' || error.keyword === 'anyOf') && unionOf(error.parentSchema) !== undefined;
+  return unionOf(error.parentSchema) !== undefined;
 }
 
 /**
@@ -66,7 +67,8 @@ function resolveUnion(error: ErrorObject, base: string, depth: number): Issue[] 
 function describe(error: ErrorObject, base: string): Issue | undefined {
   const path = base + error.instancePath;
   const params = error.params as Record<string, unknown>;
-  const parent = isObject(error.parentSchema) ? error.parentSchema : {};
+  // verbose: ajv gives every error its schema object
+  const parent = error.parentSchema as Record<string, unknown>;
   // ajv reports a bad property name twice: once here, once as the inner error naming it.
   if (error.keyword === 'propertyNames') return undefined;
   if (error.propertyName !== undefined) {

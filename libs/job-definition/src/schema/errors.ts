@@ -27,7 +27,8 @@ function translate(errors: readonly ErrorObject[], base: string, depth: number):
     issues.push(...resolveUnion(error, base, depth));
   }
   for (const error of errors) {
-    if (isUnionError(error) || isUnder(error.instancePath, claimed)) continue;
+    // union errors are claimed above, at their own path
+    if (isUnder(error.instancePath, claimed)) continue;
     const issue = describe(error, base);
     if (issue) issues.push(issue);
   }

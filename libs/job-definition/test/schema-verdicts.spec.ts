@@ -85,6 +85,7 @@ const cases: Array<[string, unknown, Issue[]]> = [
   ['/ops/2', 5, err('/ops/2', 'must be an object with type, id and args')],
   ['/ops/2', null, err('/ops/2', 'must be an object with type, id and args')],
   ['/ops/2', [], err('/ops/2', 'must be an object with type, id and args')],
+  ['/ops/2', { id: 'x' }, [...err('/ops/2', 'missing required member "type"'), ...err('/ops/2', 'missing required member "args"')]],
   [`${A}/id`, undefined, err(A, 'missing required member "id"')],
   [`${A}/args`, undefined, err(A, 'missing required member "args"')],
   [`${A}/id`, 5, err(`${A}/id`, 'must be a string')],

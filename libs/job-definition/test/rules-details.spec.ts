@@ -142,6 +142,16 @@ describe('limits of a startable op', () => {
     ]);
   });
 
+  it('reads mounts and env of any shape without failing', () => {
+    expect(check([run('a', { volumes: [null, 'v'], resources: [null], env: null })]).errors).toEqual([
+      { path: '/ops/0/args/env', message: 'must be an object' },
+      { path: '/ops/0/args/resources/0', message: 'must be a resource object, a {"__spread__"} marker or "__remove-if-empty__"' },
+      { path: '/ops/0/args/volumes/0', message: 'must be an object' },
+      { path: '/ops/0/args/volumes/1', message: 'must be an object' },
+    ]);
+    expect(check([{ type: 'container/run', id: 'a' }]).errors).toEqual([{ path: '/ops/0', message: 'missing required member "args"' }]);
+  });
+
   it('counts resource targets as mounts too, and leaves create-volume ops alone', () => {
     const resources = [{ type: 'HF', repo: 'o/m', target: '/models/' }, { type: 'S3', url: 's3://b', target: '/models' }];
     expect(check([run('a', { resources })]).errors).toEqual([

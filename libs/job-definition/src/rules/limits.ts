@@ -16,7 +16,7 @@ const FORBIDDEN_MOUNTS = ['/proc', '/sys', '/dev'];
  */
 export function checkStartable(ctx: RuleContext): void {
   for (const view of ctx.ops) {
-    if (view.type !== 'container/run' || !view.args) continue;
+    if (view.type !== 'container/run') continue;
     checkEnv(ctx, view);
     checkMounts(ctx, view);
   }

@@ -157,9 +157,11 @@ describe('limits of a startable op', () => {
     expect(check([run('a', { resources })]).errors).toEqual([
       { path: '/ops/0/args/resources/1/target', message: '"/models" is already mounted by /ops/0/args/resources/0/target: Docker refuses two mounts at one destination' },
     ]);
-    expect(check([{ type: 'container/create-volume', id: 'v', args: { name: 'd', volumes: [{ name: 'd', dest: '/' }] } }]).errors).toEqual([
-      { path: '/ops/0/args/volumes', message: 'unknown member "volumes"' },
-    ]);
+    expect(check([{ type: 'container/create-volume', id: 'v', args: { name: 'd', volumes: [{ name: 'd', dest: '/' }] } }])).toEqual({
+      valid: false,
+      errors: [{ path: '/ops/0/args/volumes', message: 'unknown member "volumes"' }],
+      warnings: [],
+    });
   });
 });
 

@@ -106,6 +106,7 @@ const cases: Array<[string, unknown, Issue[]]> = [
   [`${ARGS}/aliases`, 'db_local', err(`${ARGS}/aliases`, 'must be a host name: DNS labels of letters, digits and hyphens joined by dots')],
   [`${ARGS}/aliases`, ['db', 'x y'], err(`${ARGS}/aliases/1`, 'must be a host name: DNS labels of letters, digits and hyphens joined by dots')],
   [`${ARGS}/aliases`, 5, err(`${ARGS}/aliases`, 'must be a host name or an array of host names')],
+  [`${ARGS}/aliases`, ['db', 5], err(`${ARGS}/aliases/1`, 'must be a string')],
   [`${ARGS}/env`, 'A=b', err(`${ARGS}/env`, 'must be an object')],
   [`${ARGS}/gpu`, 'yes', err(`${ARGS}/gpu`, 'must be a boolean')],
   [`${ARGS}/private`, 1, err(`${ARGS}/private`, 'must be a boolean')],

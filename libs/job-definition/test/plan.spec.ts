@@ -67,6 +67,7 @@ describe('planStages, names and releases', () => {
   it('names a stage after its op unless a group or an earlier stage took the name', () => {
     const plan = planOf(job([run('a'), run('b', {}, { group: 'a' }), run('a-2'), run('d', {}, { group: 'c-2' }), run('c')]));
     expect(plan.stages.map((s) => s.name)).toEqual(['a-2', 'a', 'a-2-2', 'c-2', 'c']);
+    expect(planOf(job([run('a-2'), run('x', {}, { group: 'a' }), run('a')])).stages.map((s) => s.name)).toEqual(['a-2', 'a', 'a-3']);
   });
 
   it('releases a volume op, and a run op without ports, once started', () => {

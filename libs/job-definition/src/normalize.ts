@@ -109,7 +109,7 @@ function normalizeExpose(expose: unknown): NormalizedExposeEntry[] {
 
 function exposedPort(port: number | string, type: unknown, checks: unknown): NormalizedExposeEntry {
   return {
-    port: typeof port === 'string' && PORT_DIGITS.test(port) ? Number(port) : port,
+    port: PORT_DIGITS.test(String(port)) ? Number(port) : port,
     type: typeof type === 'string' ? (type as ExposeType) : 'api',
     health_checks: ((checks as Loose[] | undefined) ?? []).map(normalizeHealthCheck),
   };

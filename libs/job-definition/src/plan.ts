@@ -47,12 +47,13 @@ export interface PlannedOp {
 /** Pure: the same normalized definition always gives the same plan. */
 export function planStages(definition: NormalizedJobDefinition): StagePlan {
   const stages: PlannedStage[] = [];
-  const stageOfGroup = new Map<string, PlannedStage>();
-  const groups = new Set(definition.ops.flatMap((op) => (op.execution.group === null ? [] : [op.execution.group])));
+  const stageOfGroup = new Map<string | null, PlannedStage>();
+  // null among them never equals a name
+  const groups = new Set(definition.ops.map((op) => op.execution.group));
   const names = new Set<string>();
   const ops = definition.ops.map((op, opIndex): PlannedOp => {
     const group = op.execution.group;
-    let stage = group === null ? undefined : stageOfGroup.get(group);
+    let stage = stageOfGroup.get(group);
     if (!stage) {
       stage = newStage(stages.length, group ?? uniqueName(op.id, groups, names), group);
       stages.push(stage);
@@ -79,7 +80,7 @@ function newStage(index: number, name: string, group: string | null): PlannedSta
   return { index, name, group, opIds: [], readyWhen: { healthy: [], ended: [] } };
 }
 
-function uniqueName(id: string, groups: ReadonlySet<string>, taken: ReadonlySet<string>): string {
+function uniqueName(id: string, groups: ReadonlySet<string | null>, taken: ReadonlySet<string>): string {
   let name = id;
   for (let n = 2; groups.has(name) || taken.has(name); n++) name = `${id}-${n}`;
   return name;

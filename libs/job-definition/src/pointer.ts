@@ -2,7 +2,7 @@
 
 export function escapeSegment(segment: string | number): string {
   if (typeof segment === 'number') return String(segment);
-  return segment.includes('~') || segment.includes('/') ? segment.replace(/~/g, '~0').replace(/\//g, '~1') : segment;
+  return segment.replace(/~/g, '~0').replace(/\//g, '~1');
 }
 
 export function childPath(base: string, ...segments: Array<string | number>): string {

@@ -9,6 +9,7 @@ export function didYouMean(word: string, candidates: Iterable<string>): string {
   let budget = 100; // a suggestion is a courtesy: never let it make a huge job slow to check
   for (const candidate of candidates) {
     if (budget-- === 0) break;
+    // Stryker disable next-line ConditionalExpression,EqualityOperator: a shortcut; the distance is at least the length difference, so a skipped candidate could not win
     if (Math.abs(candidate.length - word.length) >= bestDistance) continue;
     const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
     if (distance < bestDistance) {

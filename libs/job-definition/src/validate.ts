@@ -6,6 +6,7 @@ import { checkDependencies, checkIds } from './rules/graph';
 import { checkStartable } from './rules/limits';
 import { checkLiterals, checkResults, checkVariables } from './rules/references';
 import { defValidator, definitionValidator } from './schema/compiled';
+import { MAX_OPS } from './schema/defs-ops';
 import { schemaIssues } from './schema/errors';
 
 /**
@@ -18,6 +19,7 @@ export function validate(definition: unknown): ValidationResult {
     const ops = definition['ops'];
     // The op list is checked op by op: ajv with allErrors concatenates error
     // arrays across $refs, which is quadratic on a long list of bad ops.
+    // Stryker disable next-line ConditionalExpression: checking the list in the root as well finds the same issues (deduplicated), only slower
     const shell = Array.isArray(ops) ? { ...definition, ops: [] } : definition;
     const issues = [...schemaIssues(definitionValidator(), shell, ''), ...opListIssues(ops, '/ops')];
     const global = isObject(definition['global']) ? definition['global'] : undefined;
@@ -51,6 +53,7 @@ export interface ValidateOpsOptions {
 export function validateOps(ops: unknown, options: ValidateOpsOptions = {}): ValidationResult {
   return guarded(() => {
     const prefix = options.pathPrefix ?? '';
+    // Stryker disable next-line ConditionalExpression: checking a list with the list schema as well finds the same issues (deduplicated), only slower
     const issues = Array.isArray(ops) ? opListIssues(ops, prefix) : schemaIssues(defValidator('opList'), ops, prefix);
     const externalOpIds = options.externalOpIds ? new Set(options.externalOpIds) : undefined;
     const ctx = runRules(ops, { opsPath: prefix, fragment: true, externalOpIds });
@@ -58,10 +61,13 @@ export function validateOps(ops: unknown, options: ValidateOpsOptions = {}): Val
   });
 }
 
+/** The list's own limit (the schema sees an empty list in its place) and each op. */
 function opListIssues(ops: unknown, path: string): Issue[] {
   if (!Array.isArray(ops)) return [];
   const validator = defValidator('op');
-  return ops.flatMap((op: unknown, i) => schemaIssues(validator, op, `${path}/${i}`));
+  const issues = ops.flatMap((op: unknown, i) => schemaIssues(validator, op, `${path}/${i}`));
+  if (ops.length > MAX_OPS) issues.push({ path, message: `must hold at most ${MAX_OPS} item(s)` });
+  return issues;
 }
 
 function runRules(ops: unknown, options: RuleOptions): RuleContext {

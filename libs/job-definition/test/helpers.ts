@@ -38,11 +38,17 @@ export function volume(id: string, name: string, execution?: Loose): Loose {
 
 /**
  * fast-check options: `runs` property runs, scaled by PROPERTY_RUNS_SCALE (mutation
- * testing runs each covering test once per mutant, so it asks for fewer), with a
- * fixed seed when PROPERTY_SEED is set (so a mutant's verdict does not depend on luck).
+ * testing runs each covering test once per mutant, so it asks for fewer, and needs
+ * only the verdict: no shrinking of a counterexample), with a fixed seed when
+ * PROPERTY_SEED is set (so a mutant's verdict does not depend on luck).
  */
-export function propertyRuns(runs: number): { numRuns: number; seed?: number } {
-  const scale = Number(process.env.PROPERTY_RUNS_SCALE ?? 1);
+export function propertyRuns(runs: number): { numRuns: number; seed?: number; endOnFailure?: boolean } {
+  const scaled = process.env.PROPERTY_RUNS_SCALE;
+  const scale = Number(scaled ?? 1);
   const seed = process.env.PROPERTY_SEED;
-  return { numRuns: Math.max(10, Math.round(runs * (scale > 0 ? scale : 1))), ...(seed ? { seed: Number(seed) } : {}) };
+  return {
+    numRuns: Math.max(10, Math.round(runs * (scale > 0 ? scale : 1))),
+    ...(seed ? { seed: Number(seed) } : {}),
+    ...(scaled === undefined ? {} : { endOnFailure: true }),
+  };
 }

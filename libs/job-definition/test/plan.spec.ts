@@ -1,5 +1,5 @@
 import { normalize, planStages, validate, type JobDefinition, type Op } from '../src';
-import { job, loadExample, run } from './helpers';
+import { job, loadExample, run, volume } from './helpers';
 
 type Loose = Record<string, unknown>;
 
@@ -60,5 +60,19 @@ describe('planStages', () => {
 
   it('plans nothing for a confidential job without ops', () => {
     expect(planOf(loadExample('nosana-cli__job-examples__confidential.json'))).toEqual({ stages: [], ops: [] });
+  });
+});
+
+describe('planStages, names and releases', () => {
+  it('names a stage after its op unless a group or an earlier stage took the name', () => {
+    const plan = planOf(job([run('a'), run('b', {}, { group: 'a' }), run('a-2'), run('d', {}, { group: 'c-2' }), run('c')]));
+    expect(plan.stages.map((s) => s.name)).toEqual(['a-2', 'a', 'a-2-2', 'c-2', 'c']);
+    expect(planOf(job([run('a-2'), run('x', {}, { group: 'a' }), run('a')])).stages.map((s) => s.name)).toEqual(['a-2', 'a', 'a-3']);
+  });
+
+  it('releases a volume op, and a run op without ports, once started', () => {
+    const plan = planOf(job([volume('v', 'data'), run('a', { expose: [] })]));
+    expect(plan.ops.map((op) => op.release)).toEqual([{ kind: 'started' }, { kind: 'started' }]);
+    expect(plan.stages.map((s) => s.readyWhen)).toEqual([{ healthy: [], ended: ['v'] }, { healthy: [], ended: ['a'] }]);
   });
 });

@@ -10,6 +10,23 @@ describe('result regexes (RE2)', () => {
     },
   );
 
+  // The classic catastrophic-backtracking patterns: a backtracking engine takes exponential (or
+  // high polynomial) time on a near-miss text; RE2 stays linear, so they are safe and accepted.
+  it.each([
+    ['^(a+)+$', `${'a'.repeat(3000)}!`],
+    ['(a|b+)*$', `${'ab'.repeat(1500)}!`],
+    ['(a*)*$', `${'a'.repeat(3000)}!`],
+    ['(a|a)*$', `${'a'.repeat(3000)}!`],
+    ['(.*a){20}', `${'a'.repeat(19)}${'b'.repeat(3000)}`],
+  ])('accepts the classic ReDoS pattern %s and matches a near-miss text in linear time', (source, text) => {
+    expect(checkRegex(source)).toEqual({});
+    const { regex } = compileResultRegex(source);
+    const started = Date.now();
+    regex.matcher(text).find();
+    // A backtracking engine needs far longer than this (2^n steps for n = 3000 characters).
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
   it.each([
     ['\\', 'does not compile'],
     ['(', 'does not compile'],
@@ -19,6 +36,13 @@ describe('result regexes (RE2)', () => {
     ['x(?=y)', 'backreferences, lookahead or lookbehind'],
   ])('refuses %s', (source, reason) => {
     expect(checkRegex(source).error).toContain(reason);
+  });
+
+  it('gives RE2\'s own reason, after what kind of problem it is', () => {
+    expect(checkRegex('(x')).toEqual({ error: 'does not compile: error parsing regexp: missing closing ): `(x`' });
+    expect(checkRegex('(b)\\1')).toEqual({
+      error: 'uses syntax RE2 does not support (results run on a linear-time engine without backreferences, lookahead or lookbehind other than a leading (?<=...)): error parsing regexp: invalid escape sequence: `\\1`',
+    });
   });
 
   it('matches a leading lookbehind as a prefix outside the value, keeping the author\'s first group', () => {

@@ -285,8 +285,9 @@ describe('any input', () => {
   it('reports the errors of every op of a long list', () => {
     const ops = Array.from({ length: 2000 }, (_, i) => ({ type: 'container/run', id: `op-${i}`, args: {} }));
     const result = validate(job(ops));
-    expect(result.errors).toHaveLength(2000);
-    expect(result.errors[1999]).toEqual({ path: '/ops/1999/args', message: 'missing required member "image"' });
+    expect(result.errors).toHaveLength(2001);
+    expect(result.errors[0]).toEqual({ path: '/ops', message: 'must hold at most 1000 item(s)' });
+    expect(result.errors[2000]).toEqual({ path: '/ops/1999/args', message: 'missing required member "image"' });
   });
 
   it('answers for a huge regex, refusing it by length', () => {

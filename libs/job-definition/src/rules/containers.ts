@@ -1,6 +1,6 @@
 import { childPath, isObject } from '../pointer';
 import { quote } from '../text';
-import { dependencyRefs, stageName, type OpView, type RuleContext } from './context';
+import { dependencyRefs, opLabel, stageName, type OpView, type RuleContext } from './context';
 
 const PORT_DIGITS = /^[0-9]+$/;
 
@@ -36,12 +36,12 @@ function checkMount(ctx: RuleContext, view: OpView, creator: OpView | undefined,
   } else if (creator.stage > view.stage) {
     ctx.errors.push({
       path,
-      message: `volume ${quote(name)} is created by op ${quote(creator.id ?? '')} in a later stage (${stageName(ctx, creator.stage)})`,
+      message: `volume ${quote(name)} is created by op ${opLabel(creator)} in a later stage (${stageName(ctx, creator.stage)})`,
     });
   } else if (creator.stage === view.stage && !dependencyRefs(view).some((ref) => ref.id === creator.id)) {
     ctx.warnings.push({
       path,
-      message: `volume ${quote(name)} is created in the same stage; add ${quote(creator.id ?? '')} to depends_on so it exists before this op starts`,
+      message: `volume ${quote(name)} is created in the same stage; add ${opLabel(creator)} to depends_on so it exists before this op starts`,
     });
   }
 }
@@ -88,7 +88,7 @@ export function checkAliases(ctx: RuleContext): void {
       if (typeof alias !== 'string') continue;
       const owner = owners.get(alias.toLowerCase());
       if (owner && owner !== view) {
-        ctx.errors.push({ path, message: `host name ${quote(alias)} already belongs to op ${quote(owner.id ?? '')} (${owner.path})` });
+        ctx.errors.push({ path, message: `host name ${quote(alias)} already belongs to op ${opLabel(owner)} (${owner.path})` });
       } else owners.set(alias.toLowerCase(), view);
     }
   }

@@ -42,12 +42,13 @@ export interface RuleContext extends RuleOptions {
 export function buildContext(ops: unknown, options: RuleOptions): RuleContext {
   const ctx: RuleContext = { ...options, ops: [], byId: new Map(), stageGroups: [], errors: [], warnings: [] };
   if (!Array.isArray(ops)) return ctx;
-  const stageOfGroup = new Map<string, number>();
+  // null (no group) is never set: each op without a group gets a stage of its own
+  const stageOfGroup = new Map<string | null, number>();
   ops.forEach((raw: unknown, index) => {
     if (!isObject(raw)) return;
     const execution = objectOrUndefined(raw['execution']);
     const group = typeof execution?.['group'] === 'string' ? execution['group'] : null;
-    let stage = group === null ? undefined : stageOfGroup.get(group);
+    let stage = stageOfGroup.get(group);
     if (stage === undefined) {
       stage = ctx.stageGroups.push(group) - 1;
       if (group !== null) stageOfGroup.set(group, stage);
@@ -71,6 +72,11 @@ export function buildContext(ops: unknown, options: RuleOptions): RuleContext {
 
 function objectOrUndefined(value: unknown): Record<string, unknown> | undefined {
   return isObject(value) ? value : undefined;
+}
+
+/** How messages name an op: its id, or its pointer when it has none (the schema reports that). */
+export function opLabel(view: OpView): string {
+  return view.id === undefined ? view.path : quote(view.id);
 }
 
 export function stageName(ctx: RuleContext, stage: number): string {

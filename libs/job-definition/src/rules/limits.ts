@@ -16,7 +16,7 @@ const FORBIDDEN_MOUNTS = ['/proc', '/sys', '/dev'];
  */
 export function checkStartable(ctx: RuleContext): void {
   for (const view of ctx.ops) {
-    if (view.type !== 'container/run' || !view.args) continue;
+    if (view.type !== 'container/run') continue;
     checkEnv(ctx, view);
     checkMounts(ctx, view);
   }
@@ -42,7 +42,8 @@ function checkEnv(ctx: RuleContext, view: OpView): void {
 function checkMounts(ctx: RuleContext, view: OpView): void {
   const seen = new Map<string, string>();
   for (const [dest, path] of destinations(view)) {
-    const normal = posix.normalize(dest).replace(/(.)\/+$/, '$1');
+    // posix.normalize leaves at most one trailing slash; drop it except from "/"
+    const normal = posix.normalize(dest).replace(/(.)\/$/, '$1');
     const refused = refusedDestination(normal);
     if (refused) {
       ctx.errors.push({ path, message: refused });

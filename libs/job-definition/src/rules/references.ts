@@ -80,6 +80,7 @@ export function checkResults(ctx: RuleContext): void {
     for (const [name, result] of Object.entries(view.results)) {
       const base = childPath(`${view.path}/results`, name);
       const [source, path] = isObject(result) ? [result['regex'], `${base}/regex`] : [result, base];
+      // Stryker disable next-line ConditionalExpression: RE2 compiles the empty regex, so checking it answers the same (the schema refuses it)
       if (typeof source !== 'string' || source.length === 0 || source.length > MAX_REGEX_LENGTH) continue;
       const verdict = checkRegex(source);
       if (verdict.error) ctx.errors.push({ path, message: `${verdict.error}; this result could never be captured` });
@@ -92,26 +93,24 @@ export function checkResults(ctx: RuleContext): void {
  * Iterative and cycle-safe for any input; pointers are built only for
  * containers and matching strings, since most strings hold no literal.
  */
-export function forEachLiteralString(root: unknown, rootPath: string, visit: (text: string, path: string) => void): void {
-  const seen = new Set<object>();
-  const values: unknown[] = [root];
-  const paths: string[] = [rootPath];
-  for (let value = values.pop(); paths.length > 0; value = values.pop()) {
-    const path = paths.pop() as string;
-    if (typeof value === 'string') {
-      if (value.includes('%%')) visit(value, path);
-      continue;
-    }
-    if (typeof value !== 'object' || value === null || seen.has(value)) continue;
-    seen.add(value);
+export function forEachLiteralString(root: object, rootPath: string, visit: (text: string, path: string) => void): void {
+  const seen = new Set<object>([root]);
+  const stack: Array<[object, string]> = [[root, rootPath]];
+  for (let top = stack.pop(); top; top = stack.pop()) {
+    const [value, path] = top;
     const keys = Array.isArray(value) ? undefined : Object.keys(value);
     const length = keys ? keys.length : (value as unknown[]).length;
     for (let i = 0; i < length; i++) {
       const key = keys ? keys[i] : i;
       const child = (value as Record<string | number, unknown>)[key];
-      if (typeof child === 'string' ? !child.includes('%%') : typeof child !== 'object' || child === null) continue;
-      values.push(child);
-      paths.push(childPath(path, key));
+      if (typeof child === 'string') {
+        // Stryker disable next-line ConditionalExpression,StringLiteral: a string without "%%" holds no literal; skipping it only saves its pointer
+        if (child.includes('%%')) visit(child, childPath(path, key));
+        // Object(x) === x: x is an object or array (not null, not a primitive)
+      } else if (Object(child) === child && !seen.has(child as object)) {
+        seen.add(child as object);
+        stack.push([child as object, childPath(path, key)]);
+      }
     }
   }
 }

@@ -4,14 +4,16 @@ import { ABSOLUTE_PATH, DNS_LABEL, ENV_NAME, HOST_NAME, NAME, VOLUME_NAME } from
 const str = { type: 'string' } as const;
 const opIds = { type: 'array', maxItems: 1000, uniqueItems: true, items: { type: 'string' } } as const;
 
-/** Longest result regex accepted: keeps the backtracking analysis cheap and bounded. */
+/** Most ops in one definition or list. */
+export const MAX_OPS = 1000;
+/** Longest result regex accepted: bounds the time and memory RE2 spends compiling it. */
 export const MAX_REGEX_LENGTH = 4096;
 /** Longest group name: a node reports it with every op state (the report's limit). */
 export const MAX_GROUP_LENGTH = 200;
 
 export const opDefs = {
   op: { oneOf: [{ $ref: '#/$defs/runOp' }, { $ref: '#/$defs/createVolumeOp' }] },
-  opList: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/op' } },
+  opList: { type: 'array', maxItems: MAX_OPS, items: { $ref: '#/$defs/op' } },
   opId: {
     type: 'string',
     pattern: DNS_LABEL,

@@ -1,4 +1,4 @@
-import { isObject } from '../pointer';
+import { hasOwn, isObject } from '../pointer';
 
 /**
  * For every `oneOf` in the schema: which branch a value was meant to be. ajv
@@ -50,7 +50,8 @@ function selectResource(value: unknown): UnionChoice {
   if ('__spread__' in value) return branch('spreadMarker');
   const kind = value['type'];
   if (kind === undefined) return issue('missing required member "type" ("S3", "HF" or "Ollama")');
-  const pick = typeof kind === 'string' ? RESOURCE_KINDS[kind] : undefined;
+  // own keys only: a type such as "constructor" is not a kind
+  const pick = typeof kind === 'string' && hasOwn(RESOURCE_KINDS, kind) ? RESOURCE_KINDS[kind] : undefined;
   return pick ? branch(pick(value)) : issue('must be "S3", "HF" or "Ollama"', '/type');
 }
 

@@ -2,6 +2,7 @@
 export const MUTATED_PROJECTS = [
   { name: 'auth', root: 'libs/auth' },
   { name: 'job-definition', root: 'libs/job-definition' },
+  { name: 'client-manager', root: 'apps/client-manager' },
 ] as const;
 
 export const THRESHOLD = 90;

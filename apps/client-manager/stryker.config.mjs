@@ -29,12 +29,15 @@ const base = strykerConfig({ project: 'client-manager', root: 'apps/client-manag
 export default {
   ...base,
   // Each spec file starts the whole app: a mutant run loads only the files that reached the
-  // mutant in the initial run, not every related one (see tools/mutate/file-filter.cjs).
+  // mutant in the initial run, not every related one (see tools/mutate/file-filter.cjs), and
+  // stops at the first failing file, trying the likeliest and quickest files first.
   jest: {
     ...base.jest,
     config: {
       testEnvironment: path.resolve('tools/mutate/file-coverage-environment.cjs'),
       filter: path.resolve('tools/mutate/file-filter.cjs'),
+      testSequencer: path.resolve('tools/mutate/fast-first-sequencer.cjs'),
+      bail: 1,
     },
   },
   // Every spec starts the app in beforeAll (the bootstrap key, a first user), which jest

@@ -99,6 +99,11 @@ describe('AccessTokenVerifier', () => {
     await expect(verifier.verify(await issuer.token({ sub: 'usr_a', scope: 'wallet:sign' }))).rejects.toMatchObject({ status: 401, message: 'OAuth is not configured: use an API key' });
   });
 
+  it('answers no scopes for a token without a scope claim', async () => {
+    const verifier = new AccessTokenVerifier({ OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS: issuer.jwks });
+    expect(await verifier.verify(await issuer.token({ sub: 'usr_a' }))).toEqual({ userId: 'usr_a', scopes: [] });
+  });
+
   it('answers the subject and scopes of a valid token', async () => {
     const verifier = new AccessTokenVerifier({ OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS: issuer.jwks });
     expect(await verifier.verify(await issuer.token({ sub: 'usr_a', scope: 'wallet:sign credits:read' }))).toEqual({ userId: 'usr_a', scopes: ['wallet:sign', 'credits:read'] });

@@ -39,6 +39,7 @@ export class Authenticator {
     private readonly internal: InternalCredential,
   ) {}
 
+  // Stryker disable next-line ArrayDeclaration: tsoa always passes the route's scope list; the default is for the type
   async authenticate(req: Request, securityName: string, scopes: readonly string[] = []): Promise<Principal | { internal: true }> {
     if (securityName === SECURITY.internal) {
       this.internal.require(req);

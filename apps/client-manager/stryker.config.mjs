@@ -17,7 +17,7 @@ const mutate = [
   'services/api-key.service.ts:46-60',
   'services/api-key.service.ts:68-72',
   'services/api-key.service.ts:112-112',
-  'services/api-key.service.ts:126-167',
+  'services/api-key.service.ts:126-168',
   'auth/authentication.ts',
   'auth/authenticator.ts',
   'auth/access-tokens.ts',

@@ -138,6 +138,14 @@ describe('AccessTokenVerifier', () => {
       expect(Date.now() - started).toBeLessThan(4900); // not fetch's or jose's longer default
     }, 20_000);
 
+    it.each([
+      ['an HTTP error', (res: http.ServerResponse) => void res.writeHead(500).end('down')],
+      ['a body that is not JSON', (res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>')],
+    ])('answers 503, not 401, when the issuer answers %s for its keys', async (_what, respond) => {
+      answer = respond;
+      await expect(verifierAt(`${base}/failing`).verify(await token())).rejects.toMatchObject({ status: 503, message: 'The OAuth issuer keys could not be fetched; try again shortly' });
+    });
+
     it('answers 503 when the keys are unusable', async () => {
       answer = (res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('{"keys": "none"}');
       await expect(verifierAt(`${base}/broken`).verify(await token())).rejects.toMatchObject({ status: 503, message: 'The OAuth issuer keys are unusable' });

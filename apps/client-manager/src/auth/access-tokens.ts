@@ -60,6 +60,6 @@ function tokenError(err: unknown): Error {
 /** fetch's "fetch failed" TypeError; by name, since it may come from another realm (undici's, a test VM's). */
 function isFetchFailure(err: unknown): boolean {
   const e = err as { name?: unknown; message?: unknown } | null;
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: jwtVerify throws no other TypeError, and no other error that mentions fetch
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: jwtVerify throws no other TypeError, no other error that mentions fetch, and never null
   return e?.name === 'TypeError' && /fetch/i.test(String(e.message));
 }

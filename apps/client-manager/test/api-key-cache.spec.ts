@@ -104,7 +104,7 @@ describe('ApiKeyCache', () => {
     let downLogs: ReturnType<typeof captureLogs>;
     let downCache: ApiKeyCache;
     beforeAll(async () => {
-      down = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null });
+      down = new Redis(`redis://127.0.0.1:${await freePort()}`, { lazyConnect: true, enableOfflineQueue: false, retryStrategy: () => null, disconnectTimeout: 10 });
       down.on('error', () => undefined);
       downLogs = captureLogs();
       downCache = new ApiKeyCache(down, TTL, createLogger({ service: 'test', level: 'debug', destination: downLogs.stream }));

@@ -113,7 +113,8 @@ describe('ApiKeyCache', () => {
 
     it('answers a miss with no generation (so nothing is filled) and warns', async () => {
       expect(await downCache.read(hashOf())).toStrictEqual({ generation: null });
-      expect(downLogs.text()).toContain('API key cache unavailable; validating against Postgres');
+      const line = (downLogs.lines() as { msg?: string; err?: unknown }[]).find((l) => l.msg === 'API key cache unavailable; validating against Postgres');
+      expect(line?.err).toEqual(expect.any(String));
     });
 
     it('gives up an invalidation after three attempts, with backoff, and says how long the entry may live', async () => {

@@ -92,6 +92,7 @@ describe('ApiKeyValidator', () => {
     const text = generateApiKey();
     await validatorAt(Date.now).check(text);
     await waitFor(async () => (await cm.redis.exists(cacheKey(text))) === 1, { what: 'cache entry' });
+    expect(JSON.parse((await cm.redis.get(cacheKey(text)))!)).toEqual({ found: false });
     await cm.db.transaction((m) => cm.services.keys.mint(m, { userId: user.id, name: 'late', scopes: ['wallet:sign'], text }));
     expect(await validatorAt(Date.now).check(text)).toEqual({ ok: false, reason: 'unknown' });
   });

@@ -4,6 +4,7 @@ export const MUTATED_PROJECTS = [
   { name: 'job-definition', root: 'libs/job-definition' },
   { name: 'deployment-manager', root: 'apps/deployment-manager' },
   { name: 'gateway', root: 'apps/gateway' },
+  { name: 'client-manager', root: 'apps/client-manager' },
 ] as const;
 
 export const THRESHOLD = 90;

@@ -49,9 +49,17 @@ export class AccessTokenVerifier {
 function tokenError(err: unknown): Error {
   if (err instanceof errors.JWTExpired) return new UnauthorizedError('The access token has expired');
   if (err instanceof errors.JWTClaimValidationFailed) return new UnauthorizedError(`The access token was refused: ${err.claim} claim is not acceptable`);
-  if (err instanceof errors.JWKSTimeout || (err instanceof TypeError && /fetch/i.test(err.message))) {
+  // The issuer's keys unreachable, too slow, or not a 200 with JSON (jose's only generic errors): the token may be fine.
+  if (err instanceof errors.JWKSTimeout || isFetchFailure(err) || (err instanceof errors.JOSEError && err.code === 'ERR_JOSE_GENERIC')) {
     return new ServiceUnavailableError('The OAuth issuer keys could not be fetched; try again shortly');
   }
   if (err instanceof errors.JOSEError && err.code === 'ERR_JWKS_INVALID') return new ServiceUnavailableError('The OAuth issuer keys are unusable');
   return new UnauthorizedError('The access token is not valid');
+}
+
+/** fetch's "fetch failed" TypeError; by name, since it may come from another realm (undici's, a test VM's). */
+function isFetchFailure(err: unknown): boolean {
+  const e = err as { name?: unknown; message?: unknown } | null;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator,OptionalChaining: jwtVerify throws no other TypeError, no other error that mentions fetch, and never null
+  return e?.name === 'TypeError' && /fetch/i.test(String(e.message));
 }

@@ -3,8 +3,8 @@ import { UNITS_PER_CREDIT } from '@ocg/contracts';
 /** Units as credits with all six decimals: 1500000 -> "1.500000". Exact (bigint), any size. */
 export function formatCredits(units: number | bigint): string {
   const value = BigInt(units);
-  const sign = value < 0n ? '-' : '';
-  const abs = value < 0n ? -value : value;
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
   const per = BigInt(UNITS_PER_CREDIT);
-  return `${sign}${abs / per}.${(abs % per).toString().padStart(6, '0')}`;
+  return `${negative ? '-' : ''}${abs / per}.${(abs % per).toString().padStart(6, '0')}`;
 }

@@ -1,0 +1,56 @@
+import path from 'node:path';
+import { strykerConfig } from '../../stryker.base.mjs';
+
+const src = 'apps/client-manager/src';
+
+// Who may do what (key validation, its cache, scopes, access tokens, the internal
+// credential) and the money arithmetic of the credits ledger. Controllers, entities,
+// migrations and wiring stay out: they decide nothing. See the README ("Mutation testing").
+const mutate = [
+  'services/api-key-validator.ts',
+  'services/api-key-cache.ts',
+  'services/validation.service.ts',
+  'services/scope.service.ts',
+  // The key parts: scopes a new key may hold and the quota (create), the hidden bootstrap key
+  // (get), the expiry instant (mint), the system key, ownership, masking and assertHeldBy.
+  // list, update, remove and the row of mint are plumbing, their effects tested through validation.
+  'services/api-key.service.ts:46-60',
+  'services/api-key.service.ts:68-72',
+  'services/api-key.service.ts:112-112',
+  'services/api-key.service.ts:126-168',
+  'auth/authentication.ts',
+  'auth/authenticator.ts',
+  'auth/access-tokens.ts',
+  'auth/internal-credential.ts',
+  'services/credit-ledger.ts',
+  'services/insufficient-balance.ts',
+  'services/credit-format.ts',
+].map((file) => `${src}/${file}`);
+
+// CI's changed-files mode names every changed source file: only their parts in scope are mutated.
+const scoped = (file) => mutate.filter((m) => m === file || m.startsWith(`${file}:`));
+if (process.env.STRYKER_MUTATE) process.env.STRYKER_MUTATE = process.env.STRYKER_MUTATE.split(',').flatMap(scoped).join(',');
+
+const base = strykerConfig({ project: 'client-manager', root: 'apps/client-manager', mutate });
+
+export default {
+  ...base,
+  // Each spec file starts the whole app: a mutant run loads only the files that reached the
+  // mutant in the initial run, not every related one (see tools/mutate/file-filter.cjs), and
+  // stops at the first failing file, trying the likeliest and quickest files first.
+  jest: {
+    ...base.jest,
+    config: {
+      testEnvironment: path.resolve('tools/mutate/file-coverage-environment.cjs'),
+      filter: path.resolve('tools/mutate/file-filter.cjs'),
+      testSequencer: path.resolve('tools/mutate/fast-first-sequencer.cjs'),
+      bail: 1,
+    },
+  },
+  // Every spec starts the app in beforeAll (the bootstrap key, a first user), which jest
+  // counts outside any test: nearly every mutant here is also "static", and Stryker would
+  // run the whole suite (~1 min) for each. Mutants that tests cover are still run against
+  // exactly those tests (beforeAll included: the mutant is active for the whole jest run);
+  // only code that runs at module load alone is left out, and the report lists it as Ignored.
+  ignoreStatic: true,
+};

@@ -58,6 +58,8 @@ export async function bundleApp(name: string, version: string, out = join(OUT_DI
     target: 'node24',
     tsconfig: join(root, 'tsconfig.base.json'),
     external: [...app.runtime, ...NEVER_LOADED],
+    // jsonc-parser's main entry is a UMD build whose require() calls esbuild cannot follow; its ESM build bundles whole.
+    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
     minifySyntax: true,
     minifyWhitespace: true,
     keepNames: true, // error names (ValidationError, ...) are part of the wire format

@@ -15,7 +15,7 @@ cat > "$root/project.json" <<JSON
   "targets": {
     "lint": { "command": "eslint {projectRoot}" },
     "typecheck": { "command": "tsc -p {projectRoot}/tsconfig.json" },
-    "test": { "command": "jest -c {projectRoot}/jest.config.cjs --passWithNoTests" }
+    "test": { "command": "jest -c {projectRoot}/jest.config.cjs --passWithNoTests --json --outputFile=tmp/test-results/{projectName}.json" }
   }
 }
 JSON

@@ -52,7 +52,7 @@ export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult>
       const imageVersion = SUPPORT_VERSION[name] ?? version;
       const tag = `${imageVersion}-${hash}`;
       const built = !exists(`${image}:${tag}`);
-      if (built) docker(['build', '-q', '-f', dockerfile, ...Object.entries(args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), '-t', `${image}:${tag}`, context]);
+      if (built) docker(['build', '-q', '--force-rm', '-f', dockerfile, ...Object.entries(args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), '-t', `${image}:${tag}`, context]);
       for (const alias of [imageVersion, 'latest']) docker(['tag', `${image}:${tag}`, `${image}:${alias}`]);
       const item = { name, image, tag, built, seconds: (Date.now() - t) / 1000 };
       images.push(item);

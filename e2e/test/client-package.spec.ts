@@ -14,7 +14,7 @@ import { build } from 'esbuild';
 import { chromium, type Browser } from 'playwright-core';
 import { generateApiKey } from '@ocg/auth';
 import { listen, type RunningServer } from '@ocg/http';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 
 const ROOT = resolve(__dirname, '../..');
 const NODE24 = resolve(ROOT, 'node_modules/.bin/node');
@@ -70,7 +70,7 @@ describe('the @ocg/api-client package, installed outside the workspace', () => {
     frontend = await listen(site(join(consumer, 'site')), { host: '127.0.0.1', port: 0 });
     stranger = await listen(site(join(consumer, 'site')), { host: '127.0.0.1', port: 0 });
     database = await testDatabase();
-    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)));
+    const ports = await freePorts(SERVICES);
     gateway = `http://127.0.0.1:${ports.gateway}`;
     const adminKey = generateApiKey();
     stack = await launchServices({

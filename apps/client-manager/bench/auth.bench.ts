@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import autocannon from 'autocannon';
 import { createSigner, generateApiKey, generateWallet, signForExternal } from '@ocg/auth';
-import { freePort, launchServices, testDatabase, testRedis } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -65,7 +65,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   const db = await testDatabase();
   const redis = await testRedis();
-  const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (name) => [name, await freePort()] as const)));
+  const ports = await freePorts(SERVICES);
   const adminKey = generateApiKey();
   const stack = await launchServices({
     databaseUrl: db.url,

@@ -4,7 +4,7 @@
  * (whose key caches are warm), sharing one client-manager, Postgres and Redis.
  */
 import { generateApiKey } from '@ocg/auth';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 
 const TOKEN = 'internal-token-for-key-revocation';
 
@@ -41,7 +41,7 @@ describe('revoked keys fail on every instance within a second', () => {
     const first = await launchServices({
       databaseUrl: database.url,
       redisUrl,
-      ports: Object.fromEntries(await Promise.all(['client-manager', 'host-manager', 'deployment-manager', 'gateway'].map(async (s) => [s, await freePort()] as const))),
+      ports: await freePorts(['client-manager', 'host-manager', 'deployment-manager', 'gateway']),
       logLevel: 'warn',
       env,
       onLine: (line) => lines.push(line),
@@ -52,7 +52,7 @@ describe('revoked keys fail on every instance within a second', () => {
       only: ['host-manager', 'deployment-manager', 'gateway'],
       databaseUrl: database.url,
       redisUrl,
-      ports: Object.fromEntries(await Promise.all(['host-manager', 'deployment-manager', 'gateway'].map(async (s) => [s, await freePort()] as const))),
+      ports: await freePorts(['host-manager', 'deployment-manager', 'gateway']),
       logLevel: 'warn',
       env: { ...env, CLIENT_MANAGER_URL: cm },
       serviceEnv: Object.fromEntries(['host-manager', 'deployment-manager', 'gateway'].map((s) => [s, { CLIENT_MANAGER_URL: cm }])),

@@ -7,7 +7,7 @@
  */
 import pg from 'pg';
 import { generateApiKey } from '@ocg/auth';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 
 const SERVICES = ['client-manager', 'host-manager', 'deployment-manager', 'gateway'];
 const BROWSER = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
@@ -40,7 +40,7 @@ describe('job page access', () => {
 
   beforeAll(async () => {
     database = await testDatabase();
-    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)));
+    const ports = await freePorts(SERVICES);
     gateway = `http://127.0.0.1:${ports.gateway}`;
     adminKey = generateApiKey();
     stack = await launchServices({

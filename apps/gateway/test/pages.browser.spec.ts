@@ -7,7 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { generateApiKey } from '@ocg/auth';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = resolve(__dirname, '../../..');
@@ -33,7 +33,7 @@ describe('job and market pages in Chromium', () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\``);
     database = await testDatabase();
-    const ports = Object.fromEntries(await Promise.all(SERVICES.map(async (s) => [s, await freePort()] as const)));
+    const ports = await freePorts(SERVICES);
     gateway = `http://127.0.0.1:${ports.gateway}`;
     const adminKey = generateApiKey();
     stack = await launchServices({

@@ -9,7 +9,7 @@ export { dockerAvailable, ensureDocker, DOCKER_INSTALL_HINT } from './docker';
 export type { DockerHandle, EnsureDockerOptions } from './docker';
 export { spawnKept, findExecutable, processAlive } from './process';
 export type { KeepOptions, KeptProcess } from './process';
-export { freePort, portOpen } from './ports';
+export { freePort, freePorts, portOpen } from './ports';
 export { waitFor, sleep } from './wait';
 export type { WaitOptions } from './wait';
 export { captureLogs } from './logs';

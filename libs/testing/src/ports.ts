@@ -13,6 +13,11 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** One free port per name, e.g. for every service of a launched stack. */
+export async function freePorts(names: readonly string[]): Promise<Record<string, number>> {
+  return Object.fromEntries(await Promise.all(names.map(async (name) => [name, await freePort()] as const)));
+}
+
 /** Whether something accepts TCP connections on host:port. */
 export async function portOpen(port: number, host = '127.0.0.1', timeoutMs = 1000): Promise<boolean> {
   return new Promise((resolve) => {

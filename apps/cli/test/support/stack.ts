@@ -5,7 +5,7 @@
  */
 import { generateApiKey } from '@ocg/auth';
 import type { CreateMarketRequest, CreateMarketResponse, CreateUserResponse } from '@ocg/contracts';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack, type TestDatabase } from '@ocg/testing';
 
 /** Jobs are served under it; two labels, since certificates may not carry `*.<tld>`. */
 export const NODE_DOMAIN = 'nodes.localhost';
@@ -33,7 +33,7 @@ export async function startStack(only: Service[]): Promise<TestStack> {
   const database: TestDatabase = await testDatabase();
   const { url: redisUrl } = await testRedis();
   const adminKey = generateApiKey();
-  const ports = Object.fromEntries(await Promise.all(only.map(async (name) => [name, await freePort()] as const)));
+  const ports = await freePorts(only);
   const gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
   const lines: string[] = [];
   let stack: LaunchedStack;

@@ -5,7 +5,7 @@
  */
 import { generateApiKey } from '@ocg/auth';
 import type { CreateMarketRequest, CreateMarketResponse, CreateUserResponse, GetCreditBalanceResponse } from '@ocg/contracts';
-import { freePort, launchServices, testDatabase, testRedis, type LaunchedStack } from '@ocg/testing';
+import { freePorts, launchServices, testDatabase, testRedis, type LaunchedStack } from '@ocg/testing';
 
 export const INTERNAL_TOKEN = 'internal-token-for-deployment-manager-tests';
 export const MASTER_KEY = 'cd'.repeat(32);
@@ -74,7 +74,7 @@ async function launch(only: string[], deploymentManagerUrl?: string): Promise<Cl
       only,
       databaseUrl: database.url,
       redisUrl,
-      ports: Object.fromEntries(await Promise.all(only.map(async (name) => [name, await freePort()] as const))),
+      ports: await freePorts(only),
       logLevel: 'warn',
       env: { MASTER_KEY, ADMIN_API_KEY: adminKey, INTERNAL_TOKEN },
       serviceEnv: deploymentManagerUrl ? { 'host-manager': { DEPLOYMENT_MANAGER_URL: deploymentManagerUrl } } : undefined,

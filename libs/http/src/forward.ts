@@ -97,12 +97,17 @@ export function forward(
     incoming.on('error', () => res.destroy());
   });
   outgoing.on('timeout', () => outgoing.destroy(Object.assign(new Error('upstream timed out'), { code: 'UPSTREAM_TIMEOUT' })));
+  // The caller went away before the answer ended: the upstream request is ended with it, and that is no upstream failure.
+  let callerGone = false;
   outgoing.on('error', (err: NodeJS.ErrnoException) => {
+    if (callerGone) return;
     if (res.headersSent) res.destroy();
     else onFailure(err, err.code === 'UPSTREAM_TIMEOUT');
   });
   res.on('close', () => {
-    if (!res.writableFinished) outgoing.destroy();
+    if (res.writableFinished) return;
+    callerGone = true;
+    outgoing.destroy();
   });
   req.pipe(outgoing);
 }

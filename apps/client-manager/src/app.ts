@@ -89,9 +89,9 @@ export function buildApp(deps: ClientManagerDeps, services: ClientManagerService
     service: 'client-manager',
     logger: deps.logger,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
+    controllers,
     register: (app) => {
-      // Read by ioc.ts and auth/authentication.ts at request time.
-      app.locals.controllers = controllers;
+      // Read by auth/authentication.ts at request time.
       app.locals.authenticator = s.authenticator;
       RegisterRoutes(app);
       app.use(insufficientBalanceHandler);

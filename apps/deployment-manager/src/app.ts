@@ -2,12 +2,11 @@ import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
-import { buildServiceApp, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { DeploymentManagerConfig } from './config';
 import { authentication } from './authentication';
-import { iocContainer } from './ioc';
 import { insufficientBalanceHandler } from './errors';
 import { RegisterRoutes } from './generated/routes';
 import { requireNodePresence } from './nodes/node-presence';
@@ -36,7 +35,7 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
   const { settings: s } = deps;
   const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
   authentication.use(hideContentFromAnonymous(requireNodePresence(base, services.presence)));
-  iocContainer
+  const controllers = new ControllerRegistry()
     .register(JobsController, new JobsController(services.posts, services.query, services.control))
     .register(CasController, new CasController(services.cas, services.downloads))
     .register(NodeJobsController, new NodeJobsController(services.nodeJobs))
@@ -46,6 +45,7 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
   return buildServiceApp({
     service: 'deployment-manager',
     logger: deps.logger,
+    controllers,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     bodyLimit: s.BODY_LIMIT_BYTES,
     register: (app) => {

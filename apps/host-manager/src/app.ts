@@ -1,13 +1,12 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { buildServiceApp, createAddressPolicy, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, createAddressPolicy, type Logger } from '@ocg/http';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { HostManagerConfig } from './config';
 import { RegisterRoutes } from './generated/routes';
-import { iocContainer } from './ioc';
 import { authentication } from './authentication';
 import { MarketsController } from './controllers/markets.controller';
 import { InternalMarketsController } from './controllers/internal-markets.controller';
@@ -49,7 +48,7 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   const nodes = new NodeService(db, markets, presence, ingressPolicy);
   const deploymentManager = new DeploymentManagerClient(settings.DEPLOYMENT_MANAGER_URL, settings.INTERNAL_TOKEN, settings.DEPLOYMENT_MANAGER_TIMEOUT_MS);
   const control = new NodeControlService(db, presence, deploymentManager);
-  iocContainer
+  const controllers = new ControllerRegistry()
     .register(MarketsController, new MarketsController(markets, control))
     .register(InternalMarketsController, new InternalMarketsController(markets, nodes))
     .register(InternalNodesController, new InternalNodesController(nodes))
@@ -60,6 +59,7 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   return buildServiceApp({
     service: 'host-manager',
     logger,
+    controllers,
     checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
     register: RegisterRoutes,
   });

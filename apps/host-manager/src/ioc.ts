@@ -1,4 +1,2 @@
-import { ControllerRegistry } from '@ocg/http';
-
-/** tsoa's iocModule: buildApp registers the controller instances it builds. */
-export const iocContainer = new ControllerRegistry();
+// tsoa's iocModule: the controllers of the app serving the request (ADR 0063).
+export { iocContainer } from '@ocg/http';

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { IocContainer, ServiceIdentifier } from '@tsoa/runtime';
 
 /**
@@ -20,3 +21,15 @@ export class ControllerRegistry implements IocContainer {
     return instance as T;
   }
 }
+
+/**
+ * Every service's tsoa iocModule (`src/ioc.ts` re-exports it): the registry of
+ * the app serving the request, which buildServiceApp puts in app.locals. One
+ * registry per app, not per module, so tests can run several apps with
+ * different settings in one process.
+ */
+export const iocContainer = (req: Request): ControllerRegistry => {
+  const controllers = req.app.locals.controllers as ControllerRegistry | undefined;
+  if (!controllers) throw new Error('this app has no controller registry (build it with buildServiceApp)');
+  return controllers;
+};

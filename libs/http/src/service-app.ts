@@ -4,20 +4,24 @@ import { openApiDocument } from '@ocg/api-spec';
 import { createApp } from './app';
 import { healthRoutes } from './health';
 import { installErrorHandling } from './errors';
+import type { ControllerRegistry } from './ioc';
 
 export interface ServiceAppOptions {
   service: string;
   logger: Logger;
   /** Readiness checks by dependency name (e.g. postgres, redis). */
   checks: Record<string, () => Promise<void>>;
+  /** The app's controller instances, read by tsoa's iocModule (iocContainer) at request time. */
+  controllers: ControllerRegistry;
   /** Registers the service's routes (tsoa's RegisterRoutes). */
   register(app: express.Express): void;
   bodyLimit?: number;
 }
 
 /** Every service's app in the same order: wire formats, health, routes, errors. */
-export function buildServiceApp({ service, logger, checks, register, bodyLimit }: ServiceAppOptions): express.Express {
+export function buildServiceApp({ service, logger, checks, controllers, register, bodyLimit }: ServiceAppOptions): express.Express {
   const app = createApp({ service, logger, bodyLimit, contract: { document: openApiDocument as Record<string, unknown>, service } });
+  app.locals.controllers = controllers;
   app.use(healthRoutes(checks));
   register(app);
   installErrorHandling(app, logger);

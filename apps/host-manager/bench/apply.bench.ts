@@ -11,9 +11,11 @@ import { createDataSource } from '@ocg/db';
 import { testDatabase } from '@ocg/testing';
 import { entities, MarketEntity } from '../src/entities';
 import { migrations } from '../src/migrations';
-import { BenchmarkStore } from '../src/services/benchmark-store';
-import { TemplateApplyService } from '../src/services/template-apply.service';
-import { generateAddress, generateJoinToken } from '../src/services/join-token';
+import { BenchmarkRepository } from '../src/benchmarks/benchmark.repository';
+import { generateAddress, generateJoinToken } from '../src/markets/join-token';
+import { MarketRepository } from '../src/markets/market.repository';
+import { MarketService } from '../src/markets/market.service';
+import { TemplateApplyService } from '../src/templates/template-apply.service';
 import { reconcile } from '../src/templates/reconcile';
 
 const TEMPLATES = 1000;
@@ -58,16 +60,16 @@ async function scenario(label: string, keyOf: KeyOf): Promise<void> {
     const markets = Array.from({ length: MARKETS }, (_, i) => ({ address: generateAddress(), name: `Bench ${i}`, pricePerSecond: 1, gpuRequired: true, defaultDurationSeconds: 7200, maxDurationSeconds: 86400, joinTokenHash: generateJoinToken().hash }));
     await db.getRepository(MarketEntity).insert(markets);
     const templates = Array.from({ length: TEMPLATES }, (_, i) => template(i, markets.map((m) => m.address), keyOf));
-    const store = new BenchmarkStore();
-    const service = new TemplateApplyService(db, store, 30_000);
+    const store = new BenchmarkRepository(db);
+    const service = new TemplateApplyService(store, new MarketService(new MarketRepository(db)), 30_000);
     const seeded = Date.now();
     await service.apply({ templates, dryRun: false });
     const seedMs = Date.now() - seeded;
-    const state = await store.readState(db.manager);
+    const state = await store.readState();
     const check = await service.apply({ templates });
     if (!check.changes.every((c) => c.status === 'unchanged' && c.reconciliation.inSync)) throw new Error('seeded state is not in sync');
     for (let i = 0; i < 3; i++) await service.apply({ templates }); // warm-up
-    const read = await median(RUNS, () => store.readState(db.manager));
+    const read = await median(RUNS, () => store.readState());
     const apply = await median(RUNS, () => service.apply({ templates }));
     const diff = await median(RUNS, async () => reconcile(templates, state, { prune: false }));
     console.log(`${label}: ${TEMPLATES} templates vs ${state.benchmarks.length} stored (${METRICS} metrics, ${MARKETS} markets each; ${state.thresholds.length} thresholds, ${state.links.length} links)`);

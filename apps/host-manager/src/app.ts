@@ -7,22 +7,23 @@ import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { HostManagerConfig } from './config';
 import { RegisterRoutes } from './generated/routes';
-import { authentication } from './authentication';
-import { MarketsController } from './controllers/markets.controller';
-import { InternalMarketsController } from './controllers/internal-markets.controller';
-import { InternalNodesController } from './controllers/internal-nodes.controller';
-import { NodesController } from './controllers/nodes.controller';
-import { HeartbeatsController } from './controllers/heartbeats.controller';
-import { BenchmarksController } from './controllers/benchmarks.controller';
-import { BenchmarkTemplatesController } from './controllers/benchmark-templates.controller';
-import { MarketService } from './services/market.service';
-import { NodeService } from './services/node.service';
-import { NodeControlService } from './services/node-control.service';
-import { DeploymentManagerClient } from './services/node-jobs.client';
-import { NodePresence } from './services/presence';
-import { BenchmarkService } from './services/benchmark.service';
-import { BenchmarkStore } from './services/benchmark-store';
-import { TemplateApplyService } from './services/template-apply.service';
+import { BenchmarkRepository } from './benchmarks/benchmark.repository';
+import { BenchmarkService } from './benchmarks/benchmark.service';
+import { BenchmarksController } from './benchmarks/benchmarks.controller';
+import { InternalMarketsController } from './markets/internal-markets.controller';
+import { MarketRepository } from './markets/market.repository';
+import { MarketService } from './markets/market.service';
+import { MarketsController } from './markets/markets.controller';
+import { HeartbeatsController } from './nodes/heartbeats.controller';
+import { InternalNodesController } from './nodes/internal-nodes.controller';
+import { NodeControlService } from './nodes/node-control.service';
+import { DeploymentManagerClient } from './nodes/node-jobs.client';
+import { NodeRepository } from './nodes/node.repository';
+import { NodeService } from './nodes/node.service';
+import { NodesController } from './nodes/nodes.controller';
+import { NodePresence } from './nodes/presence';
+import { BenchmarkTemplatesController } from './templates/benchmark-templates.controller';
+import { TemplateApplyService } from './templates/template-apply.service';
 
 export type HostManagerSettings = Pick<
   HostManagerConfig,
@@ -41,26 +42,32 @@ export interface HostManagerDeps {
 
 /** The composition of host-manager's objects; main.ts and tests both call it. */
 export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps): express.Express {
-  authentication.use(createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS }));
-  const markets = new MarketService(db);
+  const authentication = createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS });
+  const markets = new MarketService(new MarketRepository(db));
+  const nodeRepository = new NodeRepository(db);
   const presence = new NodePresence(redis, settings.NODE_PRESENCE_TTL_SECONDS, settings.NODE_LAST_SEEN_WRITE_SECONDS, logger);
   const ingressPolicy = createAddressPolicy({ allowPrivate: settings.ALLOW_PRIVATE_INGRESS, allowCidrs: settings.INGRESS_ALLOW_CIDRS });
-  const nodes = new NodeService(db, markets, presence, ingressPolicy);
+  const nodes = new NodeService(nodeRepository, markets, presence, ingressPolicy);
   const deploymentManager = new DeploymentManagerClient(settings.DEPLOYMENT_MANAGER_URL, settings.INTERNAL_TOKEN, settings.DEPLOYMENT_MANAGER_TIMEOUT_MS);
-  const control = new NodeControlService(db, presence, deploymentManager);
+  const control = new NodeControlService(nodeRepository, presence, deploymentManager);
+  const benchmarks = new BenchmarkRepository(db);
   const controllers = new ControllerRegistry()
     .register(MarketsController, new MarketsController(markets, control))
     .register(InternalMarketsController, new InternalMarketsController(markets, nodes))
     .register(InternalNodesController, new InternalNodesController(nodes))
     .register(NodesController, new NodesController(nodes, control))
     .register(HeartbeatsController, new HeartbeatsController(nodes))
-    .register(BenchmarksController, new BenchmarksController(new BenchmarkService(db)))
-    .register(BenchmarkTemplatesController, new BenchmarkTemplatesController(new TemplateApplyService(db, new BenchmarkStore(), settings.BENCHMARK_APPLY_LOCK_TIMEOUT_MS)));
+    .register(BenchmarksController, new BenchmarksController(new BenchmarkService(benchmarks)))
+    .register(BenchmarkTemplatesController, new BenchmarkTemplatesController(new TemplateApplyService(benchmarks, markets, settings.BENCHMARK_APPLY_LOCK_TIMEOUT_MS)));
   return buildServiceApp({
     service: 'host-manager',
     logger,
     controllers,
     checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
-    register: RegisterRoutes,
+    register: (app) => {
+      // Read by authentication.ts at request time.
+      app.locals.authentication = authentication;
+      RegisterRoutes(app);
+    },
   });
 }

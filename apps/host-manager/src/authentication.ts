@@ -1,5 +1,11 @@
-import { AuthenticationRegistry } from '@ocg/auth';
+import type { Request } from 'express';
+import type { ExpressAuthentication, Identity } from '@ocg/auth';
 
-/** tsoa's authenticationModule: buildApp installs the real authentication, built from config. */
-export const authentication = new AuthenticationRegistry();
-export const expressAuthentication = authentication.expressAuthentication;
+/**
+ * tsoa's authenticationModule. Each app carries its authentication in
+ * app.locals (set by buildApp from its settings), so several apps with
+ * different settings can live in one process.
+ */
+export function expressAuthentication(req: Request, securityName: string, scopes?: string[]): Promise<Identity> {
+  return (req.app.locals.authentication as ExpressAuthentication)(req, securityName, scopes);
+}

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { ApplyBenchmarkTemplatesRequest } from '@ocg/contracts';
-import { APPLY_LOCK } from '../src/services/benchmark-store';
+import { APPLY_LOCK } from '../src/benchmarks/benchmark.repository';
 import { startHostManager, type Harness } from './harness';
 import { template } from './templates';
 

@@ -4,19 +4,19 @@
 import type { TsoaRoute } from '@tsoa/runtime';
 import {  fetchMiddlewares, ExpressTemplateService } from '@tsoa/runtime';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { NodesController } from './../controllers/nodes.controller';
+import { BenchmarkTemplatesController } from './../templates/benchmark-templates.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { MarketsController } from './../controllers/markets.controller';
+import { NodesController } from './../nodes/nodes.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { InternalNodesController } from './../controllers/internal-nodes.controller';
+import { InternalNodesController } from './../nodes/internal-nodes.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { InternalMarketsController } from './../controllers/internal-markets.controller';
+import { HeartbeatsController } from './../nodes/heartbeats.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { HeartbeatsController } from './../controllers/heartbeats.controller';
+import { MarketsController } from './../markets/markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { BenchmarksController } from './../controllers/benchmarks.controller';
+import { InternalMarketsController } from './../markets/internal-markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { BenchmarkTemplatesController } from './../controllers/benchmark-templates.controller';
+import { BenchmarksController } from './../benchmarks/benchmarks.controller';
 import { expressAuthentication } from './../authentication';
 // @ts-ignore - no great way to install types from subpackage
 import { iocContainer } from './../ioc';
@@ -29,6 +29,191 @@ const expressAuthenticationRecasted = expressAuthentication as (req: ExRequest, 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
 const models: TsoaRoute.Models = {
+    "BenchmarkChangeStatus": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["added"]},{"dataType":"enum","enums":["updated"]},{"dataType":"enum","enums":["removed"]},{"dataType":"enum","enums":["unchanged"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Record_string.unknown_": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkMetric": {
+        "dataType": "refObject",
+        "properties": {
+            "key": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128}}},
+        },
+        "additionalProperties": {"dataType":"any"},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkOperation": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
+            "description": {"dataType":"string","validators":{"maxLength":{"value":10000}}},
+            "source": {"dataType":"string","validators":{"maxLength":{"value":2000}}},
+            "ops": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":64}}},
+            "metrics": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkMetric"},"required":true,"validators":{"maxItems":{"value":100}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MetricChanges": {
+        "dataType": "refObject",
+        "properties": {
+            "added": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "updated": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "removed": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "unchanged": {"dataType":"array","array":{"dataType":"string"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ThresholdRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "id": {"dataType":"double","required":true},
+            "name": {"dataType":"string","required":true},
+            "metric": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "group": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "isGating": {"dataType":"boolean","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketThresholdRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "thresholdId": {"dataType":"double","required":true},
+            "marketAddress": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "jsonLogic": {"ref":"Record_string.unknown_","required":true},
+            "isOptional": {"dataType":"boolean","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ThresholdLinkToAdd": {
+        "dataType": "refObject",
+        "properties": {
+            "marketAddress": {"dataType":"string","required":true},
+            "jsonLogic": {"ref":"Record_string.unknown_","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ThresholdLinkToRemove": {
+        "dataType": "refObject",
+        "properties": {
+            "thresholdId": {"dataType":"double","required":true},
+            "marketAddress": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkReconciliation": {
+        "dataType": "refObject",
+        "properties": {
+            "inSync": {"dataType":"boolean","required":true},
+            "actionable": {"dataType":"boolean","required":true},
+            "needsThreshold": {"dataType":"boolean","required":true},
+            "hasGlobalLink": {"dataType":"boolean","required":true},
+            "targetThresholdId": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
+            "targetMetricKey": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "add": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdLinkToAdd"},"required":true},
+            "remove": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdLinkToRemove"},"required":true},
+            "benchmarkMetricKeys": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "defaultMetricKey": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkTemplateChange": {
+        "dataType": "refObject",
+        "properties": {
+            "slug": {"dataType":"string","required":true},
+            "status": {"ref":"BenchmarkChangeStatus","required":true},
+            "operation": {"dataType":"union","subSchemas":[{"ref":"BenchmarkOperation"},{"dataType":"enum","enums":[null]}],"required":true},
+            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true},
+            "metricChanges": {"ref":"MetricChanges","required":true},
+            "conflictKeys": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "supportedMarkets": {"dataType":"array","array":{"dataType":"string"},"required":true},
+            "existingThresholds": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdRecord"},"required":true},
+            "existingMarketThresholds": {"dataType":"array","array":{"dataType":"refObject","ref":"MarketThresholdRecord"},"required":true},
+            "reconciliation": {"ref":"BenchmarkReconciliation","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ApplyBenchmarkTemplatesResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "changes": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplateChange"},"required":true},
+            "dryRun": {"dataType":"boolean","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "FieldError": {
+        "dataType": "refObject",
+        "properties": {
+            "path": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ErrorBody": {
+        "dataType": "refObject",
+        "properties": {
+            "name": {"dataType":"string","required":true},
+            "message": {"dataType":"string","required":true},
+            "status": {"dataType":"double"},
+            "code": {"dataType":"string"},
+            "requestId": {"dataType":"string"},
+            "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
+            "moreErrors": {"dataType":"double"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketReference": {
+        "dataType": "refAlias",
+        "type": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkTemplateThreshold": {
+        "dataType": "refObject",
+        "properties": {
+            "metric": {"dataType":"string","validators":{"maxLength":{"value":128}}},
+            "jsonLogic": {"ref":"Record_string.unknown_"},
+            "optional": {"dataType":"boolean"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "BenchmarkTemplate": {
+        "dataType": "refObject",
+        "properties": {
+            "slug": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128},"pattern":{"value":"^[a-z0-9][a-z0-9._-]*$"}}},
+            "operation": {"ref":"BenchmarkOperation","required":true},
+            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":100}}},
+            "supportedMarkets": {"dataType":"array","array":{"dataType":"refAlias","ref":"MarketReference"},"required":true,"validators":{"maxItems":{"value":1000}}},
+            "threshold": {"ref":"BenchmarkTemplateThreshold"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ApplyBenchmarkTemplatesRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "templates": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplate"},"required":true,"validators":{"maxItems":{"value":500}}},
+            "prune": {"dataType":"boolean"},
+            "dryRun": {"dataType":"boolean"},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "NodeStatus": {
         "dataType": "refAlias",
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["ONLINE"]},{"dataType":"enum","enums":["OFFLINE"]}],"validators":{}},
@@ -86,29 +271,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "FieldError": {
-        "dataType": "refObject",
-        "properties": {
-            "path": {"dataType":"string","required":true},
-            "message": {"dataType":"string","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ErrorBody": {
-        "dataType": "refObject",
-        "properties": {
-            "name": {"dataType":"string","required":true},
-            "message": {"dataType":"string","required":true},
-            "status": {"dataType":"double"},
-            "code": {"dataType":"string"},
-            "requestId": {"dataType":"string"},
-            "errors": {"dataType":"array","array":{"dataType":"refObject","ref":"FieldError"}},
-            "moreErrors": {"dataType":"double"},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "RegisterNodeRequest": {
         "dataType": "refObject",
         "properties": {
@@ -145,6 +307,25 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "reason": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeHeartbeatResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "address": {"dataType":"string","required":true},
+            "status": {"ref":"NodeStatus","required":true},
+            "heartbeatIntervalSeconds": {"dataType":"double","required":true},
+            "presenceTtlSeconds": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeHeartbeatRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "specs": {"ref":"NodeSpecs"},
         },
         "additionalProperties": false,
     },
@@ -311,50 +492,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "NodeHeartbeatResponse": {
-        "dataType": "refObject",
-        "properties": {
-            "address": {"dataType":"string","required":true},
-            "status": {"ref":"NodeStatus","required":true},
-            "heartbeatIntervalSeconds": {"dataType":"double","required":true},
-            "presenceTtlSeconds": {"dataType":"double","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "NodeHeartbeatRequest": {
-        "dataType": "refObject",
-        "properties": {
-            "specs": {"ref":"NodeSpecs"},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "Record_string.unknown_": {
-        "dataType": "refAlias",
-        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkMetric": {
-        "dataType": "refObject",
-        "properties": {
-            "key": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128}}},
-        },
-        "additionalProperties": {"dataType":"any"},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkOperation": {
-        "dataType": "refObject",
-        "properties": {
-            "name": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
-            "description": {"dataType":"string","validators":{"maxLength":{"value":10000}}},
-            "source": {"dataType":"string","validators":{"maxLength":{"value":2000}}},
-            "ops": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":64}}},
-            "metrics": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkMetric"},"required":true,"validators":{"maxItems":{"value":100}}},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "BenchmarkRecord": {
         "dataType": "refObject",
         "properties": {
@@ -373,29 +510,6 @@ const models: TsoaRoute.Models = {
         "properties": {
             "benchmarks": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkRecord"},"required":true},
             "total": {"dataType":"double","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ThresholdRecord": {
-        "dataType": "refObject",
-        "properties": {
-            "id": {"dataType":"double","required":true},
-            "name": {"dataType":"string","required":true},
-            "metric": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "group": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "isGating": {"dataType":"boolean","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "MarketThresholdRecord": {
-        "dataType": "refObject",
-        "properties": {
-            "thresholdId": {"dataType":"double","required":true},
-            "marketAddress": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "jsonLogic": {"ref":"Record_string.unknown_","required":true},
-            "isOptional": {"dataType":"boolean","required":true},
         },
         "additionalProperties": false,
     },
@@ -424,120 +538,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkChangeStatus": {
-        "dataType": "refAlias",
-        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["added"]},{"dataType":"enum","enums":["updated"]},{"dataType":"enum","enums":["removed"]},{"dataType":"enum","enums":["unchanged"]}],"validators":{}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "MetricChanges": {
-        "dataType": "refObject",
-        "properties": {
-            "added": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "updated": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "removed": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "unchanged": {"dataType":"array","array":{"dataType":"string"},"required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ThresholdLinkToAdd": {
-        "dataType": "refObject",
-        "properties": {
-            "marketAddress": {"dataType":"string","required":true},
-            "jsonLogic": {"ref":"Record_string.unknown_","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ThresholdLinkToRemove": {
-        "dataType": "refObject",
-        "properties": {
-            "thresholdId": {"dataType":"double","required":true},
-            "marketAddress": {"dataType":"string","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkReconciliation": {
-        "dataType": "refObject",
-        "properties": {
-            "inSync": {"dataType":"boolean","required":true},
-            "actionable": {"dataType":"boolean","required":true},
-            "needsThreshold": {"dataType":"boolean","required":true},
-            "hasGlobalLink": {"dataType":"boolean","required":true},
-            "targetThresholdId": {"dataType":"union","subSchemas":[{"dataType":"double"},{"dataType":"enum","enums":[null]}],"required":true},
-            "targetMetricKey": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "add": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdLinkToAdd"},"required":true},
-            "remove": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdLinkToRemove"},"required":true},
-            "benchmarkMetricKeys": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "defaultMetricKey": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkTemplateChange": {
-        "dataType": "refObject",
-        "properties": {
-            "slug": {"dataType":"string","required":true},
-            "status": {"ref":"BenchmarkChangeStatus","required":true},
-            "operation": {"dataType":"union","subSchemas":[{"ref":"BenchmarkOperation"},{"dataType":"enum","enums":[null]}],"required":true},
-            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true},
-            "metricChanges": {"ref":"MetricChanges","required":true},
-            "conflictKeys": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "supportedMarkets": {"dataType":"array","array":{"dataType":"string"},"required":true},
-            "existingThresholds": {"dataType":"array","array":{"dataType":"refObject","ref":"ThresholdRecord"},"required":true},
-            "existingMarketThresholds": {"dataType":"array","array":{"dataType":"refObject","ref":"MarketThresholdRecord"},"required":true},
-            "reconciliation": {"ref":"BenchmarkReconciliation","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ApplyBenchmarkTemplatesResponse": {
-        "dataType": "refObject",
-        "properties": {
-            "changes": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplateChange"},"required":true},
-            "dryRun": {"dataType":"boolean","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "MarketReference": {
-        "dataType": "refAlias",
-        "type": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":200}}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkTemplateThreshold": {
-        "dataType": "refObject",
-        "properties": {
-            "metric": {"dataType":"string","validators":{"maxLength":{"value":128}}},
-            "jsonLogic": {"ref":"Record_string.unknown_"},
-            "optional": {"dataType":"boolean"},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "BenchmarkTemplate": {
-        "dataType": "refObject",
-        "properties": {
-            "slug": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":128},"pattern":{"value":"^[a-z0-9][a-z0-9._-]*$"}}},
-            "operation": {"ref":"BenchmarkOperation","required":true},
-            "requirements": {"dataType":"array","array":{"dataType":"refAlias","ref":"Record_string.unknown_"},"required":true,"validators":{"maxItems":{"value":100}}},
-            "supportedMarkets": {"dataType":"array","array":{"dataType":"refAlias","ref":"MarketReference"},"required":true,"validators":{"maxItems":{"value":1000}}},
-            "threshold": {"ref":"BenchmarkTemplateThreshold"},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ApplyBenchmarkTemplatesRequest": {
-        "dataType": "refObject",
-        "properties": {
-            "templates": {"dataType":"array","array":{"dataType":"refObject","ref":"BenchmarkTemplate"},"required":true,"validators":{"maxItems":{"value":500}}},
-            "prune": {"dataType":"boolean"},
-            "dryRun": {"dataType":"boolean"},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 };
 const templateService = new ExpressTemplateService(models, {"noImplicitAdditionalProperties":"throw-on-extras","bodyCoercion":false});
 
@@ -555,6 +555,43 @@ export function RegisterRoutes(app: Router) {
 
 
     
+        const argsBenchmarkTemplatesController_applyBenchmarkTemplates: Record<string, TsoaRoute.ParameterSchema> = {
+                _authorization: {"in":"header","name":"authorization","required":true,"dataType":"string"},
+                body: {"in":"body","name":"body","required":true,"ref":"ApplyBenchmarkTemplatesRequest"},
+        };
+        app.post('/benchmark-templates/apply',
+            authenticateMiddleware([{"bearerAuth":["benchmarks:manage"]}]),
+            ...(fetchMiddlewares<RequestHandler>(BenchmarkTemplatesController)),
+            ...(fetchMiddlewares<RequestHandler>(BenchmarkTemplatesController.prototype.applyBenchmarkTemplates)),
+
+            async function BenchmarkTemplatesController_applyBenchmarkTemplates(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsBenchmarkTemplatesController_applyBenchmarkTemplates, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<BenchmarkTemplatesController>(BenchmarkTemplatesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'applyBenchmarkTemplates',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodesController_registerNode: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"RegisterNodeRequest"},
@@ -776,6 +813,79 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalNodesController_findNode: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string"},
+        };
+        app.get('/internal/nodes/:node',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.findNode)),
+
+            async function InternalNodesController_findNode(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_findNode, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'findNode',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsHeartbeatsController_heartbeat: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                body: {"in":"body","name":"body","required":true,"ref":"NodeHeartbeatRequest"},
+        };
+        app.post('/nodes/heartbeat',
+            authenticateMiddleware([{"nodeSignature":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(HeartbeatsController)),
+            ...(fetchMiddlewares<RequestHandler>(HeartbeatsController.prototype.heartbeat)),
+
+            async function HeartbeatsController_heartbeat(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsHeartbeatsController_heartbeat, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<HeartbeatsController>(HeartbeatsController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'heartbeat',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsMarketsController_createMarket: Record<string, TsoaRoute.ParameterSchema> = {
                 body: {"in":"body","name":"body","required":true,"ref":"CreateMarketRequest"},
         };
@@ -957,42 +1067,6 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsInternalNodesController_findNode: Record<string, TsoaRoute.ParameterSchema> = {
-                node: {"in":"path","name":"node","required":true,"dataType":"string"},
-        };
-        app.get('/internal/nodes/:node',
-            authenticateMiddleware([{"internal":[]}]),
-            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
-            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.findNode)),
-
-            async function InternalNodesController_findNode(request: ExRequest, response: ExResponse, next: any) {
-
-            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-
-            let validatedArgs: any[] = [];
-            try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_findNode, request, response });
-
-                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
-
-                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
-                if (typeof controller['setStatus'] === 'function') {
-                controller.setStatus(undefined);
-                }
-
-              await templateService.apiHandler({
-                methodName: 'findNode',
-                controller,
-                response,
-                next,
-                validatedArgs,
-                successStatus: undefined,
-              });
-            } catch (err) {
-                return next(err);
-            }
-        });
-        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsInternalMarketsController_resolveMarket: Record<string, TsoaRoute.ParameterSchema> = {
                 market: {"in":"path","name":"market","required":true,"dataType":"string"},
         };
@@ -1055,43 +1129,6 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'listMarketNodes',
-                controller,
-                response,
-                next,
-                validatedArgs,
-                successStatus: undefined,
-              });
-            } catch (err) {
-                return next(err);
-            }
-        });
-        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsHeartbeatsController_heartbeat: Record<string, TsoaRoute.ParameterSchema> = {
-                req: {"in":"request","name":"req","required":true,"dataType":"object"},
-                body: {"in":"body","name":"body","required":true,"ref":"NodeHeartbeatRequest"},
-        };
-        app.post('/nodes/heartbeat',
-            authenticateMiddleware([{"nodeSignature":[]}]),
-            ...(fetchMiddlewares<RequestHandler>(HeartbeatsController)),
-            ...(fetchMiddlewares<RequestHandler>(HeartbeatsController.prototype.heartbeat)),
-
-            async function HeartbeatsController_heartbeat(request: ExRequest, response: ExResponse, next: any) {
-
-            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-
-            let validatedArgs: any[] = [];
-            try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsHeartbeatsController_heartbeat, request, response });
-
-                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
-
-                const controller: any = await container.get<HeartbeatsController>(HeartbeatsController);
-                if (typeof controller['setStatus'] === 'function') {
-                controller.setStatus(undefined);
-                }
-
-              await templateService.apiHandler({
-                methodName: 'heartbeat',
                 controller,
                 response,
                 next,
@@ -1199,43 +1236,6 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'listThresholds',
-                controller,
-                response,
-                next,
-                validatedArgs,
-                successStatus: undefined,
-              });
-            } catch (err) {
-                return next(err);
-            }
-        });
-        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsBenchmarkTemplatesController_applyBenchmarkTemplates: Record<string, TsoaRoute.ParameterSchema> = {
-                _authorization: {"in":"header","name":"authorization","required":true,"dataType":"string"},
-                body: {"in":"body","name":"body","required":true,"ref":"ApplyBenchmarkTemplatesRequest"},
-        };
-        app.post('/benchmark-templates/apply',
-            authenticateMiddleware([{"bearerAuth":["benchmarks:manage"]}]),
-            ...(fetchMiddlewares<RequestHandler>(BenchmarkTemplatesController)),
-            ...(fetchMiddlewares<RequestHandler>(BenchmarkTemplatesController.prototype.applyBenchmarkTemplates)),
-
-            async function BenchmarkTemplatesController_applyBenchmarkTemplates(request: ExRequest, response: ExResponse, next: any) {
-
-            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-
-            let validatedArgs: any[] = [];
-            try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsBenchmarkTemplatesController_applyBenchmarkTemplates, request, response });
-
-                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
-
-                const controller: any = await container.get<BenchmarkTemplatesController>(BenchmarkTemplatesController);
-                if (typeof controller['setStatus'] === 'function') {
-                controller.setStatus(undefined);
-                }
-
-              await templateService.apiHandler({
-                methodName: 'applyBenchmarkTemplates',
                 controller,
                 response,
                 next,

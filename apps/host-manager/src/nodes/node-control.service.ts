@@ -1,8 +1,7 @@
-import type { DataSource, Repository } from 'typeorm';
 import type { NodeControlResponse } from '@ocg/contracts';
 import { NotFoundError } from '@ocg/http';
-import { NodeEntity } from '../entities';
 import type { NodeJobsStopper } from './node-jobs.client';
+import type { NodeRepository } from './node.repository';
 import type { NodePresence } from './presence';
 
 export const DISABLED_REASON = 'node disabled by an operator';
@@ -16,15 +15,11 @@ export const REVOKED_REASON = 'node revoked: its market\'s join token was rotate
  * then deletes the node, so a retry after a failed stop finds it again.
  */
 export class NodeControlService {
-  private readonly nodes: Repository<NodeEntity>;
-
   constructor(
-    db: DataSource,
+    private readonly nodes: NodeRepository,
     private readonly presence: NodePresence,
     private readonly jobs: NodeJobsStopper,
-  ) {
-    this.nodes = db.getRepository(NodeEntity);
-  }
+  ) {}
 
   async disable(address: string, reason = DISABLED_REASON): Promise<NodeControlResponse> {
     await this.mark(address);
@@ -33,34 +28,27 @@ export class NodeControlService {
   }
 
   async enable(address: string): Promise<NodeControlResponse> {
-    const found = await this.nodes.update({ address }, { disabledAt: null, updatedAt: new Date() });
-    if (!found.affected) throw notFound(address);
+    if (!(await this.nodes.enable(address))) throw notFound(address);
     return { address, state: 'ACTIVE', stoppedJobs: [] };
   }
 
   async remove(address: string, reason = REMOVED_REASON): Promise<NodeControlResponse> {
     await this.mark(address);
     const stoppedJobs = await this.jobs.stopJobs(address, reason);
-    await this.nodes.delete({ address });
+    await this.nodes.delete(address);
     await this.presence.forget(address);
     return { address, state: 'REMOVED', stoppedJobs };
   }
 
   /** Removes every node of the market: after a rotation none of them holds the new token. */
   async revokeMarket(market: string): Promise<string[]> {
-    const nodes = await this.nodes.find({ where: { marketAddress: market }, select: { address: true } });
-    for (const { address } of nodes) await this.remove(address, REVOKED_REASON);
-    return nodes.map((n) => n.address);
+    const addresses = await this.nodes.addressesOf(market);
+    for (const address of addresses) await this.remove(address, REVOKED_REASON);
+    return addresses;
   }
 
   private async mark(address: string): Promise<void> {
-    const found = await this.nodes
-      .createQueryBuilder()
-      .update()
-      .set({ disabledAt: () => 'COALESCE(disabled_at, now())', updatedAt: () => 'now()' })
-      .where('address = :address', { address })
-      .execute();
-    if (!found.affected) throw notFound(address);
+    if (!(await this.nodes.disable(address))) throw notFound(address);
   }
 }
 

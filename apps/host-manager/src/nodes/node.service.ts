@@ -1,12 +1,13 @@
-import type { DataSource, Repository } from 'typeorm';
 import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
 import { createAddressPolicy, ForbiddenError, NotFoundError, urlRefusal, ValidationError, type AddressPolicy } from '@ocg/http';
 import { DEFAULT_NODE_CAPACITY } from '@ocg/contracts';
-import { MarketEntity, NodeEntity } from '../entities';
-import { joinTokenMatches } from './join-token';
-import type { MarketService } from './market.service';
+import { joinTokenMatches } from '../markets/join-token';
+import type { MarketEntity } from '../markets/market.entity';
+import type { MarketService } from '../markets/market.service';
+import type { NodeEntity } from './node.entity';
+import { toNodeRecord } from './node.records';
+import type { NodeRepository } from './node.repository';
 import type { NodePresence } from './presence';
-import { toNodeRecord } from './records';
 
 export interface ListNodesQuery {
   market?: string;
@@ -15,17 +16,13 @@ export interface ListNodesQuery {
 }
 
 export class NodeService {
-  private readonly nodes: Repository<NodeEntity>;
-
   constructor(
-    db: DataSource,
+    private readonly nodes: NodeRepository,
     private readonly markets: MarketService,
     private readonly presence: NodePresence,
     /** Where ingress URLs may lead (the gateway checks again when it connects, after DNS). */
     private readonly ingressPolicy: AddressPolicy = createAddressPolicy(),
-  ) {
-    this.nodes = db.getRepository(NodeEntity);
-  }
+  ) {}
 
   /** Joins (or re-joins, e.g. after a restart or to move markets) the node whose key signed the request. */
   async register(address: string, body: RegisterNodeRequest): Promise<RegisterNodeResponse> {
@@ -36,50 +33,37 @@ export class NodeService {
     await this.refuseDisabled(address);
     const now = new Date();
     const capacity = body.capacity ?? DEFAULT_NODE_CAPACITY;
-    await this.nodes.upsert(
-      { address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, capacity, updatedAt: now, lastSeenAt: now },
-      { conflictPaths: ['address'] },
-    );
+    await this.nodes.register({ address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, capacity, at: now });
     await this.presence.touch(address, now.getTime());
     return { node: await this.get(address), ...this.timing() };
   }
 
   async heartbeat(address: string, body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse> {
-    const node = await this.nodes.findOne({ where: { address }, relations: { market: true } });
+    const node = await this.nodes.byAddress(address);
     if (!node) throw new NotFoundError('This node is not registered: POST /nodes/register first');
     if (node.disabledAt) throw disabled(address);
     if (body.specs) checkGpus(node.market, body.specs);
     const due = await this.presence.touch(address);
-    if (due || body.specs) await this.nodes.update({ address }, { lastSeenAt: new Date(), ...(body.specs ? { specs: body.specs, updatedAt: new Date() } : {}) });
+    if (due || body.specs) await this.nodes.seen(address, body.specs);
     return { address, status: 'ONLINE', ...this.timing() };
   }
 
   async get(address: string): Promise<NodeRecord> {
-    const node = await this.nodes.findOne({ where: { address }, relations: { market: true } });
+    const node = await this.nodes.byAddress(address);
     if (!node) throw new NotFoundError(`No node with the address "${address}"`);
     return (await this.records([node]))[0];
   }
 
   /** By address in any case: base58 addresses are unique by their lowercase form in practice, and host names are lowercased. */
   async getIgnoringCase(address: string): Promise<NodeRecord> {
-    const node = await this.nodes
-      .createQueryBuilder('node')
-      .leftJoinAndSelect('node.market', 'market')
-      .where('lower(node.address) = lower(:address)', { address })
-      .getOne();
+    const node = await this.nodes.byAddressIgnoringCase(address);
     if (!node) throw new NotFoundError(`No node with the address "${address}"`);
     return (await this.records([node]))[0];
   }
 
   async list(query: ListNodesQuery): Promise<ListNodesResponse> {
     const market = query.market === undefined ? undefined : await this.markets.resolve(query.market);
-    const [rows, total] = await this.nodes.findAndCount({
-      where: market ? { marketAddress: market.address } : {},
-      relations: { market: true },
-      order: { registeredAt: 'ASC', address: 'ASC' },
-      take: clamp(query.limit ?? 100, 1, 1000),
-      skip: Math.max(0, query.offset ?? 0),
-    });
+    const [rows, total] = await this.nodes.page({ marketAddress: market?.address, take: clamp(query.limit ?? 100, 1, 1000), skip: Math.max(0, query.offset ?? 0) });
     return { nodes: await this.records(rows), total };
   }
 
@@ -100,8 +84,7 @@ export class NodeService {
 
   /** A disabled node stays disabled: registering again does not bring it back (an operator enables it). */
   private async refuseDisabled(address: string): Promise<void> {
-    const known = await this.nodes.findOne({ where: { address }, select: { address: true, disabledAt: true } });
-    if (known?.disabledAt) throw disabled(address);
+    if (await this.nodes.disabledAt(address)) throw disabled(address);
   }
 
   private timing() {

@@ -1,7 +1,7 @@
 import { Body, Get, Path, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { CreateMarketRequest, CreateMarketResponse, ErrorBody, ListMarketsResponse, MarketRecord, RotateJoinTokenRequest, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
-import type { NodeControlService } from '../services/node-control.service';
-import type { MarketService } from '../services/market.service';
+import type { NodeControlService } from '../nodes/node-control.service';
+import type { MarketService } from './market.service';
 
 @Route('markets')
 @Tags('Markets')

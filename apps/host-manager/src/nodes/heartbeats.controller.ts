@@ -1,9 +1,9 @@
 import { Body, Middlewares, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
 import type { ErrorBody, NodeHeartbeatRequest, NodeHeartbeatResponse } from '@ocg/contracts';
-import type { NodeService } from '../services/node.service';
+import type { NodeService } from './node.service';
 import { bodyMatches } from '../body-schema';
-import { nodeAddressOf } from './identity';
+import { nodeAddressOf } from './node-identity';
 
 @Route('nodes')
 @Tags('Heartbeats')

@@ -1,6 +1,6 @@
 import { Get, Path, Query, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { ErrorBody, GetBenchmarkResponse, ListBenchmarksResponse, ListThresholdsResponse } from '@ocg/contracts';
-import type { BenchmarkService } from '../services/benchmark.service';
+import type { BenchmarkService } from './benchmark.service';
 
 /** Benchmarks gate nodes into markets; anyone who may see markets may see what gates them. */
 @Route('')

@@ -1,6 +1,6 @@
 import { Get, Hidden, Path, Route, Security } from '@tsoa/runtime';
 import type { NodeRecord } from '@ocg/contracts';
-import type { NodeService } from '../services/node.service';
+import type { NodeService } from './node.service';
 
 /**
  * For the gateway's ingress: where a node's ingress is. Host names arrive

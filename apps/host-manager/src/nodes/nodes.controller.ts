@@ -1,10 +1,10 @@
 import { Body, Get, Middlewares, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
 import type { ErrorBody, ListNodesResponse, NodeControlRequest, NodeControlResponse, NodeRecord, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
-import type { NodeControlService } from '../services/node-control.service';
-import type { NodeService } from '../services/node.service';
+import type { NodeControlService } from './node-control.service';
+import type { NodeService } from './node.service';
 import { bodyMatches } from '../body-schema';
-import { nodeAddressOf } from './identity';
+import { nodeAddressOf } from './node-identity';
 
 @Route('nodes')
 @Tags('Nodes')

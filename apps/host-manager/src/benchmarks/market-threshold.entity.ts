@@ -1,5 +1,5 @@
 import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryGeneratedColumn } from 'typeorm';
-import { MarketEntity } from './market.entity';
+import { MarketEntity } from '../markets/market.entity';
 import { ThresholdEntity } from './threshold.entity';
 
 @Entity({ name: 'market_thresholds' })

@@ -1,25 +1,20 @@
-import type { DataSource, Repository } from 'typeorm';
 import { DEFAULT_JOB_LIMITS, type CreateMarketRequest, type CreateMarketResponse, type ListMarketsResponse, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord, type UpdateMarketRequest } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
-import { MarketEntity } from '../entities';
 import { generateAddress, generateJoinToken } from './join-token';
-import { pgConstraint, pgCode, UNIQUE_VIOLATION } from './pg-errors';
-import { toMarketRecord } from './records';
+import type { MarketEntity } from './market.entity';
+import { toMarketRecord } from './market.records';
+import type { MarketRepository } from './market.repository';
 
 export const DEFAULT_DURATION_SECONDS = 7200;
 export const DEFAULT_MAX_DURATION_SECONDS = 86_400;
 
 export class MarketService {
-  private readonly markets: Repository<MarketEntity>;
-
-  constructor(db: DataSource) {
-    this.markets = db.getRepository(MarketEntity);
-  }
+  constructor(private readonly markets: MarketRepository) {}
 
   async create(body: CreateMarketRequest): Promise<CreateMarketResponse> {
     const { token, hash } = generateJoinToken();
-    const market = this.markets.create({
+    const market = this.markets.build({
       address: generateAddress(),
       name: checkName(body.name),
       pricePerSecond: body.pricePerSecond,
@@ -50,7 +45,7 @@ export class MarketService {
   }
 
   async list(): Promise<ListMarketsResponse> {
-    const rows = await this.markets.find({ order: { name: 'ASC' } });
+    const rows = await this.markets.list();
     return { markets: rows.map(toMarketRecord), total: rows.length };
   }
 
@@ -62,14 +57,18 @@ export class MarketService {
   async rotateJoinToken(ref: string): Promise<{ address: string; joinToken: string; oldHash: string }> {
     const market = await this.resolve(ref);
     const { token, hash } = generateJoinToken();
-    await this.markets.update({ address: market.address }, { joinTokenHash: hash });
+    await this.markets.setJoinTokenHash(market.address, hash);
     return { address: market.address, joinToken: token, oldHash: market.joinTokenHash };
+  }
+
+  /** Which of these addresses are markets. */
+  existing(addresses: string[]): Promise<Set<string>> {
+    return this.markets.existing(addresses);
   }
 
   /** A market by address, or by name ignoring case (names never look like addresses, so the two cannot clash). */
   async find(ref: string): Promise<MarketEntity | null> {
-    if (isAddress(ref)) return this.markets.findOneBy({ address: ref });
-    return this.markets.createQueryBuilder('m').where('lower(m.name) = lower(:ref)', { ref }).getOne();
+    return isAddress(ref) ? this.markets.byAddress(ref) : this.markets.byNameIgnoringCase(ref);
   }
 
   async resolve(ref: string): Promise<MarketEntity> {
@@ -79,14 +78,8 @@ export class MarketService {
   }
 
   private async save(market: MarketEntity): Promise<void> {
-    try {
-      await this.markets.save(market);
-    } catch (err) {
-      if (pgCode(err) === UNIQUE_VIOLATION && pgConstraint(err) === 'markets_name_lower_key') {
-        throw new ConflictError(`A market named "${market.name}" already exists (names are compared ignoring case)`, [{ path: '/name', message: 'is taken' }]);
-      }
-      throw err;
-    }
+    if (await this.markets.save(market)) return;
+    throw new ConflictError(`A market named "${market.name}" already exists (names are compared ignoring case)`, [{ path: '/name', message: 'is taken' }]);
   }
 }
 

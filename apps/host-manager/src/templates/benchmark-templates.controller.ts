@@ -1,6 +1,6 @@
 import { Body, Header, Middlewares, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { ApplyBenchmarkTemplatesRequest, ApplyBenchmarkTemplatesResponse, ErrorBody } from '@ocg/contracts';
-import type { TemplateApplyService } from '../services/template-apply.service';
+import type { TemplateApplyService } from './template-apply.service';
 import { bodyMatches } from '../body-schema';
 
 @Route('benchmark-templates')

@@ -1,7 +1,7 @@
 import { Get, Hidden, Path, Query, Route, Security } from '@tsoa/runtime';
 import type { ListMarketNodesResponse, MarketRecord } from '@ocg/contracts';
-import type { MarketService } from '../services/market.service';
-import type { NodeService } from '../services/node.service';
+import type { MarketService } from './market.service';
+import type { NodeService } from '../nodes/node.service';
 
 /**
  * For other services: deployment-manager resolves the market of a job being

@@ -1,6 +1,6 @@
 import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { NodeSpecs } from '@ocg/contracts';
-import { MarketEntity } from './market.entity';
+import { MarketEntity } from '../markets/market.entity';
 
 @Entity({ name: 'nodes' })
 @Check('nodes_capacity_check', 'capacity >= 1')

@@ -3,6 +3,8 @@ import type { NodeSpecs } from '@ocg/contracts';
 import { MarketEntity } from '../markets/market.entity';
 
 @Entity({ name: 'nodes' })
+// The gateway finds nodes by the lowercased address: an expression index the migration owns.
+@Index('nodes_address_lower_idx', { synchronize: false })
 @Check('nodes_capacity_check', 'capacity >= 1')
 export class NodeEntity {
   /** Base58 of the node's ed25519 public key. */

@@ -3,8 +3,8 @@
  * writes, the refusals of `post`, the balance row created on first use, and
  * amounts written as credits.
  */
-import { lockBalance, post } from '../src/services/credit-ledger';
-import { formatCredits } from '../src/services/credit-format';
+import { lockBalance, post } from '../src/credits/credit-ledger';
+import { formatCredits } from '../src/credits/credit-format';
 import { startClientManager, type Harness, type TestUser } from './harness';
 import { CREDIT, balanceOf, grant, hold, internal } from './support/credits';
 

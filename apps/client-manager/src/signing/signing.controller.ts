@@ -2,7 +2,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Post, Request, Route, Security, Tags } from '@tsoa/runtime';
 import type { SignMessageRequest, SignMessageResponse, SignMessagesRequest, SignMessagesResponse } from '@ocg/contracts';
 import { principalOf } from '../auth/principal';
-import type { SigningService } from '../services/signing.service';
+import type { SigningService } from './signing.service';
 
 @Route('auth')
 @Tags('Auth')

@@ -2,9 +2,9 @@ import type { DataSource } from 'typeorm';
 import { apiKeyLookupHash, isWellFormedApiKey } from '@ocg/auth';
 import type { UserRecord } from '@ocg/contracts';
 import type { ApiKeyCache, CachedKey } from './api-key-cache';
-import type { Clock } from './clock';
+import type { Clock } from '../shared/clock';
 import type { LastUsedTracker } from './last-used';
-import { toUserRecord } from './records';
+import { toUserRecord } from '../shared/records';
 
 export interface ActiveKey {
   keyId: string;

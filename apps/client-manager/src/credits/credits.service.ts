@@ -14,8 +14,8 @@ import { ConflictError, HttpError, NotFoundError, ValidationError } from '@ocg/h
 import type { Principal } from '../auth/principal';
 import { formatCredits } from './credit-format';
 import { lockBalance, post } from './credit-ledger';
-import { InsufficientBalanceError } from './insufficient-balance';
-import { isUniqueViolation } from './records';
+import { InsufficientBalanceError } from '../services/insufficient-balance';
+import { isUniqueViolation } from '../shared/records';
 
 /**
  * The credits ledger: grants by operators; holds, settlements and releases

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { UserRow } from './user.entity';
+import type { UserRow } from '../users/user.entity';
 
 export interface SessionRow {
   /** SHA-256 of the handle: a leaked table holds no usable cookie. */

@@ -10,7 +10,7 @@ import type {
   UpdateApiKeyRequest,
 } from '@ocg/contracts';
 import { principalOf } from '../auth/principal';
-import type { ApiKeyService } from '../services/api-key.service';
+import type { ApiKeyService } from './api-key.service';
 
 @Route('api-keys')
 @Tags('API Keys')

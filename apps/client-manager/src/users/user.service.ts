@@ -3,12 +3,12 @@ import { apiKeyLookupHash, generateWallet, randomId } from '@ocg/auth';
 import { ALL_SCOPES, USER_SCOPES, type CreateUserRequest, type CreateUserResponse } from '@ocg/contracts';
 import { ConflictError, type Logger } from '@ocg/http';
 import { ApiKeyEntity, UserEntity, type UserRow } from '../entities';
-import type { ApiKeyCache } from './api-key-cache';
-import type { ApiKeyService } from './api-key.service';
-import type { Clock } from './clock';
-import type { Secrets } from './secrets';
+import type { ApiKeyCache } from '../validation/api-key-cache';
+import type { ApiKeyService } from '../api-keys/api-key.service';
+import type { Clock } from '../shared/clock';
+import type { Secrets } from '../shared/secrets';
 import { hashPassword } from './passwords';
-import { isUniqueViolation, toCreateResponse, toUserRecord } from './records';
+import { isUniqueViolation, toCreateResponse, toUserRecord } from '../shared/records';
 
 /** Users and their wallets. Creating a user is an operator's act (`users:manage`). */
 export class UserService {

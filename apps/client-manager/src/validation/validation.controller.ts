@@ -3,8 +3,8 @@ import { Body, Controller, Post, Request, Response, Route, Tags } from '@tsoa/ru
 import type { ErrorBody, ValidateApiKeyRequest, ValidateApiKeyResponse, ValidateSessionRequest, ValidateSessionResponse } from '@ocg/contracts';
 import type { InternalCredential } from '../auth/internal-credential';
 import { contextOf } from '../auth/request-context';
-import type { SessionService } from '../services/session.service';
-import type { ValidationService } from '../services/validation.service';
+import type { SessionService } from '../sessions/session.service';
+import type { ValidationService } from './validation.service';
 
 @Route('auth')
 @Tags('Auth')

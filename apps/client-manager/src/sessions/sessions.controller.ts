@@ -3,7 +3,7 @@ import { Body, Controller, Post, Request, Response, Route, Tags } from '@tsoa/ru
 import type { ErrorBody, LoginRequest, LoginResponse, LogoutResponse } from '@ocg/contracts';
 import type { InternalCredential } from '../auth/internal-credential';
 import { contextOf } from '../auth/request-context';
-import type { SessionService, WithCookie } from '../services/session.service';
+import type { SessionService, WithCookie } from './session.service';
 
 @Route('auth')
 @Tags('Auth')

@@ -1,7 +1,7 @@
 import type { ValidateApiKeyResponse } from '@ocg/contracts';
 import type { ApiKeyValidator } from './api-key-validator';
 import type { RateLimiter } from '@ocg/redis';
-import type { RequestContext } from './request-context';
+import type { RequestContext } from '../shared/request-context';
 
 /** POST /auth/validate-api-key: whose key this is, for other services and the gateway. */
 export class ValidationService {

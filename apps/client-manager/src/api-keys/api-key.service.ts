@@ -13,10 +13,10 @@ import {
 import { HttpError, NotFoundError, QuotaExceededError } from '@ocg/http';
 import { ApiKeyEntity, type ApiKeyRow } from '../entities';
 import type { Principal } from '../auth/principal';
-import type { ApiKeyCache } from './api-key-cache';
-import type { Clock } from './clock';
-import type { Secrets } from './secrets';
-import { toApiKeyRecord, toCreateResponse } from './records';
+import type { ApiKeyCache } from '../validation/api-key-cache';
+import type { Clock } from '../shared/clock';
+import type { Secrets } from '../shared/secrets';
+import { toApiKeyRecord, toCreateResponse } from '../shared/records';
 
 export interface NewKey {
   userId: string;

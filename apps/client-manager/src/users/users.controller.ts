@@ -1,6 +1,6 @@
 import { Body, Controller, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { CreateUserRequest, CreateUserResponse, ErrorBody } from '@ocg/contracts';
-import type { UserService } from '../services/user.service';
+import type { UserService } from './user.service';
 
 @Route('users')
 @Tags('Users')

@@ -1,5 +1,5 @@
 import { EntitySchema } from 'typeorm';
-import type { UserRow } from './user.entity';
+import type { UserRow } from '../users/user.entity';
 import type { ApiKeyStatus } from '@ocg/contracts';
 
 export interface ApiKeyRow {

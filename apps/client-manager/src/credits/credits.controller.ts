@@ -2,7 +2,7 @@ import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Header, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { ErrorBody, GetCreditBalanceResponse, GrantCreditsRequest, GrantCreditsResponse } from '@ocg/contracts';
 import { principalOf } from '../auth/principal';
-import type { CreditsService } from '../services/credits.service';
+import type { CreditsService } from './credits.service';
 
 @Route('credits')
 @Tags('Credits')

@@ -1,6 +1,6 @@
 import { Get, Route, Tags } from '@tsoa/runtime';
 import type { GetScopesResponse } from '@ocg/contracts';
-import type { ScopeService } from '../services/scope.service';
+import type { ScopeService } from './scope.service';
 
 @Route('auth')
 @Tags('Auth')

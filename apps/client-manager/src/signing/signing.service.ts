@@ -1,7 +1,7 @@
 import { signForExternal } from '@ocg/auth';
 import type { SignMessageRequest, SignMessageResponse, SignMessagesRequest, SignMessagesResponse } from '@ocg/contracts';
 import type { Principal } from '../auth/principal';
-import type { Clock } from './clock';
+import type { Clock } from '../shared/clock';
 import type { WalletSigners } from './wallet-signers';
 
 /** Signatures with the caller's wallet for external services; the key itself never leaves. */

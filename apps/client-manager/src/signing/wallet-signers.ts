@@ -3,7 +3,7 @@ import type { DataSource } from 'typeorm';
 import { WalletSigner } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
 import { UserEntity, type UserRow } from '../entities';
-import type { Secrets } from './secrets';
+import type { Secrets } from '../shared/secrets';
 
 /**
  * One imported signer per user, least recently used out first: importing a

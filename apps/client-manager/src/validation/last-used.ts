@@ -3,7 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { DataSource } from 'typeorm';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
-import type { Clock } from './clock';
+import type { Clock } from '../shared/clock';
 
 const LOCAL_MEMORY = 10_000;
 

@@ -1,6 +1,6 @@
 import { Body, Controller, Hidden, Path, Post, Route, Security, Tags } from '@tsoa/runtime';
 import type { CreateCreditHoldRequest, CreditHoldRecord, ReleaseCreditHoldRequest, SettleCreditHoldRequest } from '@ocg/contracts';
-import type { CreditsService } from '../services/credits.service';
+import type { CreditsService } from './credits.service';
 
 /**
  * Service-to-service (deployment-manager), acting for `userId`: hidden from

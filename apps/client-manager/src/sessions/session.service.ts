@@ -5,15 +5,15 @@ import type { LoginRequest, LoginResponse, LogoutResponse, ValidateSessionRespon
 import { UnauthorizedError } from '@ocg/http';
 import { SessionEntity, UserEntity, type UserRow } from '../entities';
 
-import type { ApiKeyService } from './api-key.service';
-import type { Clock } from './clock';
-import { iso } from './clock';
+import type { ApiKeyService } from '../api-keys/api-key.service';
+import type { Clock } from '../shared/clock';
+import { iso } from '../shared/clock';
 import { clearedSessionCookie, sessionCookie, sessionHandleFrom } from './cookies';
 import type { RateLimiter } from '@ocg/redis';
-import { toUserRecord } from './records';
-import type { RequestContext } from './request-context';
-import { verifyPassword } from './passwords';
-import type { WalletSigners } from './wallet-signers';
+import { toUserRecord } from '../shared/records';
+import type { RequestContext } from '../shared/request-context';
+import { verifyPassword } from '../users/passwords';
+import type { WalletSigners } from '../signing/wallet-signers';
 
 // One round trip: the live session and its user.
 const SESSION_USER = `

@@ -1,54 +1,61 @@
-import { EntitySchema } from 'typeorm';
-import type { UserRow } from '../users/user.entity';
+import { Check, Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
 import type { ApiKeyStatus } from '@ocg/contracts';
+import { UserEntity } from '../users/user.entity';
 
-export interface ApiKeyRow {
-  id: string;
-  userId: string;
-  name: string;
+@Entity({ name: 'api_keys' })
+@Check('api_keys_status_check', `status IN ('active', 'disabled')`)
+@Index('api_keys_user_id_idx', ['userId', 'createdAt'])
+// At most one system key per user.
+@Index('api_keys_one_system_key', ['userId'], { unique: true, where: 'system' })
+export class ApiKeyEntity {
+  @PrimaryColumn({ type: 'text', primaryKeyConstraintName: 'api_keys_pkey' })
+  id!: string;
+
+  @Column({ type: 'text', name: 'user_id' })
+  userId!: string;
+
+  /** Loaded only by validation's lookup (the key and its user in one round trip). */
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'api_keys_user_id_fkey' })
+  user?: UserEntity;
+
+  @Column({ type: 'text' })
+  name!: string;
+
   /** The key text sealed with encryptSecret (aad `api-key:<id>`): the spec returns it on get and list. */
-  keySealed: string;
-  /** SHA-256 of the key text: validation looks up by this and never decrypts. */
-  lookupHash: string;
-  status: ApiKeyStatus;
-  scopes: string[];
-  llmModels: string[] | null;
-  /** The per-user key that session validation hands to the dashboard. */
-  system: boolean;
-  /** The operator's ADMIN_API_KEY: in no user's list; once deleted, never made again from the same text. */
-  bootstrap: boolean;
-  expiresAt: Date | null;
-  lastUsedAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
+  @Column({ type: 'text', name: 'key_sealed' })
+  keySealed!: string;
 
-export const ApiKeyEntity = new EntitySchema<ApiKeyRow & { user?: UserRow }>({
-  name: 'ApiKey',
-  tableName: 'api_keys',
-  columns: {
-    id: { type: 'text', primary: true },
-    userId: { type: 'text', name: 'user_id' },
-    name: { type: 'text' },
-    keySealed: { type: 'text', name: 'key_sealed' },
-    lookupHash: { type: 'char', length: 64, name: 'lookup_hash', unique: true },
-    status: { type: 'text' },
-    scopes: { type: 'text', array: true },
-    llmModels: { type: 'text', name: 'llm_models', array: true, nullable: true },
-    system: { type: 'boolean', default: false },
-    bootstrap: { type: 'boolean', default: false },
-    expiresAt: { type: 'timestamptz', name: 'expires_at', nullable: true },
-    lastUsedAt: { type: 'timestamptz', name: 'last_used_at', nullable: true },
-    createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },
-    updatedAt: { type: 'timestamptz', name: 'updated_at', default: () => 'now()' },
-  },
-  // Declares the foreign key to users; the relation is never loaded.
-  relations: {
-    user: { type: 'many-to-one', target: 'User', joinColumn: { name: 'user_id', foreignKeyConstraintName: 'api_keys_user_id_fkey' }, onDelete: 'CASCADE' },
-  },
-  checks: [{ name: 'api_keys_status_check', expression: `status IN ('active', 'disabled')` }],
-  indices: [
-    { name: 'api_keys_user_id_idx', columns: ['userId', 'createdAt'] },
-    { name: 'api_keys_one_system_key', columns: ['userId'], unique: true, where: 'system' },
-  ],
-});
+  /** SHA-256 of the key text: validation looks up by this and never decrypts. */
+  @Column({ type: 'char', length: 64, name: 'lookup_hash', unique: true })
+  lookupHash!: string;
+
+  @Column({ type: 'text' })
+  status!: ApiKeyStatus;
+
+  @Column({ type: 'text', array: true })
+  scopes!: string[];
+
+  @Column({ type: 'text', name: 'llm_models', array: true, nullable: true })
+  llmModels!: string[] | null;
+
+  /** The per-user key that session validation hands to the dashboard. */
+  @Column({ type: 'boolean', default: false })
+  system!: boolean;
+
+  /** The operator's ADMIN_API_KEY: in no user's list; once deleted, never made again from the same text. */
+  @Column({ type: 'boolean', default: false })
+  bootstrap!: boolean;
+
+  @Column({ type: 'timestamptz', name: 'expires_at', nullable: true })
+  expiresAt!: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'last_used_at', nullable: true })
+  lastUsedAt!: Date | null;
+
+  @Column({ type: 'timestamptz', name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'updated_at', default: () => 'now()' })
+  updatedAt!: Date;
+}

@@ -1,4 +1,4 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import { apiKeyLookupHash, generateApiKey, isRandomId, randomId } from '@ocg/auth';
 import {
   ErrorCodes,
@@ -11,7 +11,9 @@ import {
   type UpdateApiKeyRequest,
 } from '@ocg/contracts';
 import { HttpError, NotFoundError, QuotaExceededError } from '@ocg/http';
-import { ApiKeyEntity, type ApiKeyRow } from '../entities';
+import type { UserRepository } from '../users/user.repository';
+import type { ApiKeyEntity } from './api-key.entity';
+import type { ApiKeyRepository } from './api-key.repository';
 import type { Principal } from '../auth/principal';
 import type { ApiKeyCache } from '../validation/api-key-cache';
 import type { Clock } from '../shared/clock';
@@ -35,7 +37,8 @@ export interface NewKey {
 /** A user's API keys. Another user's key id answers 404, never 403: ids do not leak. */
 export class ApiKeyService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: ApiKeyRepository,
+    private readonly users: UserRepository,
     private readonly secrets: Secrets,
     private readonly cache: ApiKeyCache,
     private readonly clock: Clock,
@@ -46,9 +49,9 @@ export class ApiKeyService {
   async create(caller: Principal, req: CreateApiKeyRequest): Promise<CreateApiKeyResponse> {
     const scopes = req.scopes ?? [...caller.scopes];
     assertHeldBy(caller, scopes);
-    const { row, text } = await this.db.transaction(async (m) => {
-      await m.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [caller.userId]); // the count and the insert do not interleave
-      const [{ count }] = (await m.query('SELECT count(*)::int AS count FROM api_keys WHERE user_id = $1 AND NOT system AND NOT bootstrap', [caller.userId])) as { count: number }[];
+    const { row, text } = await this.repo.transaction(async (m) => {
+      await this.users.lock(m, caller.userId); // the count and the insert do not interleave
+      const count = await this.repo.countOrdinary(m, caller.userId);
       if (count >= this.maxKeysPerUser) {
         throw new QuotaExceededError(`API key limit reached: a user holds at most ${this.maxKeysPerUser} keys (MAX_API_KEYS_PER_USER); delete one first`, [
           { path: '', message: `over the limit of ${this.maxKeysPerUser} API keys per user` },
@@ -61,7 +64,7 @@ export class ApiKeyService {
 
   /** The operator's bootstrap key is in no list (ADR 0037). */
   async list(caller: Principal): Promise<ListApiKeysResponse> {
-    const rows = await this.db.getRepository(ApiKeyEntity).find({ where: { userId: caller.userId, bootstrap: false }, order: { createdAt: 'ASC', id: 'ASC' } });
+    const rows = await this.repo.listOwned(caller.userId);
     return { keys: rows.map((row) => this.record(row, caller)), total: rows.length };
   }
 
@@ -73,11 +76,11 @@ export class ApiKeyService {
 
   async update(caller: Principal, id: string, req: UpdateApiKeyRequest): Promise<ApiKeyRecord> {
     const row = await this.owned(caller, id);
-    const changes: Partial<ApiKeyRow> = { updatedAt: new Date(this.clock()) };
+    const changes: Partial<ApiKeyEntity> = { updatedAt: new Date(this.clock()) };
     if (req.name !== undefined) changes.name = req.name;
     if (req.status !== undefined) changes.status = req.status;
     if (req.llmModels !== undefined) changes.llmModels = req.llmModels;
-    await this.db.getRepository(ApiKeyEntity).update({ id: row.id }, changes);
+    await this.repo.update(row.id, changes);
     await this.cache.invalidate(row.id, row.lookupHash);
     return this.record({ ...row, ...changes }, caller);
   }
@@ -85,20 +88,20 @@ export class ApiKeyService {
   /** A deleted bootstrap key is remembered by its hash: the same ADMIN_API_KEY does not bring it back. */
   async remove(caller: Principal, id: string): Promise<DeleteApiKeyResponse> {
     const row = await this.owned(caller, id);
-    await this.db.transaction(async (m) => {
-      await m.delete(ApiKeyEntity, { id: row.id, userId: caller.userId });
-      if (row.bootstrap) await m.query('INSERT INTO deleted_bootstrap_keys (lookup_hash) VALUES ($1) ON CONFLICT DO NOTHING', [row.lookupHash]);
+    await this.repo.transaction(async (m) => {
+      await this.repo.remove(m, row.id, caller.userId);
+      if (row.bootstrap) await this.repo.rememberDeletedBootstrap(m, row.lookupHash);
     });
     await this.cache.invalidate(row.id, row.lookupHash);
     return { success: true };
   }
 
   /** Stores a new key: sealed text plus lookup hash. The text is returned once, to the caller. */
-  async mint(manager: EntityManager, spec: NewKey): Promise<{ row: ApiKeyRow; text: string }> {
+  async mint(manager: EntityManager, spec: NewKey): Promise<{ row: ApiKeyEntity; text: string }> {
     const id = randomId('key');
     const text = spec.text ?? generateApiKey();
     const now = new Date(this.clock()); // one reading: expiresAt - createdAt is exactly expiresIn
-    const row: ApiKeyRow = {
+    const row: ApiKeyEntity = {
       id,
       userId: spec.userId,
       name: spec.name,
@@ -114,7 +117,7 @@ export class ApiKeyService {
       createdAt: now,
       updatedAt: now,
     };
-    await manager.insert(ApiKeyEntity, row);
+    await this.repo.insert(manager, row);
     return { row, text };
   }
 
@@ -124,30 +127,30 @@ export class ApiKeyService {
    * and a fresh one takes its place, so revoking it works and sessions go on.
    */
   async systemKeyFor(userId: string): Promise<string> {
-    const current = await this.db.getRepository(ApiKeyEntity).findOneBy({ userId, system: true });
+    const current = await this.repo.findSystemKey(userId);
     if (current && this.usable(current)) return this.secrets.openApiKey(current.id, current.keySealed);
-    return this.db.transaction(async (m) => {
-      await m.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]); // one creator per user at a time
-      const row = await m.findOneBy(ApiKeyEntity, { userId, system: true });
+    return this.repo.transaction(async (m) => {
+      await this.users.lock(m, userId); // one creator per user at a time
+      const row = await this.repo.findSystemKey(userId, m);
       if (row && this.usable(row)) return this.secrets.openApiKey(row.id, row.keySealed);
-      if (row) await m.update(ApiKeyEntity, { id: row.id }, { system: false });
+      if (row) await this.repo.update(row.id, { system: false }, m);
       return (await this.mint(m, { userId, name: 'system', scopes: USER_SCOPES, system: true })).text;
     });
   }
 
-  private usable(row: ApiKeyRow): boolean {
+  private usable(row: ApiKeyEntity): boolean {
     return row.status === 'active' && (row.expiresAt === null || row.expiresAt.getTime() > this.clock());
   }
 
-  private async owned(caller: Principal, id: string): Promise<ApiKeyRow> {
+  private async owned(caller: Principal, id: string): Promise<ApiKeyEntity> {
     // Stryker disable next-line ConditionalExpression: a malformed id finds no row either way (text column); the check only spares the query
-    const row = isRandomId('key', id) ? await this.db.getRepository(ApiKeyEntity).findOneBy({ id, userId: caller.userId }) : null;
+    const row = isRandomId('key', id) ? await this.repo.findOwned(id, caller.userId) : null;
     if (!row) throw new NotFoundError(`No API key ${id}`);
     return row;
   }
 
   /** The full text only to a credential holding every scope of the key: a narrow key must not read a broader one. */
-  private record(row: ApiKeyRow, caller: Principal): ApiKeyRecord {
+  private record(row: ApiKeyEntity, caller: Principal): ApiKeyRecord {
     const covered = row.scopes.every((scope) => caller.scopes.includes(scope));
     const text = this.secrets.openApiKey(row.id, row.keySealed);
     return toApiKeyRecord(row, covered ? text : maskApiKey(text), !covered);

@@ -1,26 +1,24 @@
-import { EntitySchema } from 'typeorm';
-import type { UserRow } from '../users/user.entity';
+import { Column, Entity, Index, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
+import { UserEntity } from '../users/user.entity';
 
-export interface SessionRow {
+@Entity({ name: 'sessions' })
+export class SessionEntity {
   /** SHA-256 of the handle: a leaked table holds no usable cookie. */
-  handleHash: string;
-  userId: string;
-  expiresAt: Date;
-  createdAt: Date;
-}
+  @PrimaryColumn({ type: 'char', length: 64, name: 'handle_hash', primaryKeyConstraintName: 'sessions_pkey' })
+  handleHash!: string;
 
-export const SessionEntity = new EntitySchema<SessionRow & { user?: UserRow }>({
-  name: 'Session',
-  tableName: 'sessions',
-  columns: {
-    handleHash: { type: 'char', length: 64, name: 'handle_hash', primary: true },
-    userId: { type: 'text', name: 'user_id' },
-    expiresAt: { type: 'timestamptz', name: 'expires_at' },
-    createdAt: { type: 'timestamptz', name: 'created_at', default: () => 'now()' },
-  },
-  // Declares the foreign key to users; the relation is never loaded.
-  relations: {
-    user: { type: 'many-to-one', target: 'User', joinColumn: { name: 'user_id', foreignKeyConstraintName: 'sessions_user_id_fkey' }, onDelete: 'CASCADE' },
-  },
-  indices: [{ name: 'sessions_user_id_idx', columns: ['userId'] }],
-});
+  @Index('sessions_user_id_idx')
+  @Column({ type: 'text', name: 'user_id' })
+  userId!: string;
+
+  /** Loaded only by session validation (the session and its user in one round trip). */
+  @ManyToOne(() => UserEntity, { onDelete: 'CASCADE', nullable: false })
+  @JoinColumn({ name: 'user_id', foreignKeyConstraintName: 'sessions_user_id_fkey' })
+  user?: UserEntity;
+
+  @Column({ type: 'timestamptz', name: 'expires_at' })
+  expiresAt!: Date;
+
+  @Column({ type: 'timestamptz', name: 'created_at', default: () => 'now()' })
+  createdAt!: Date;
+}

@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import { createAuthHeader, isRandomId, randomId } from '@ocg/auth';
 import type { LoginRequest, LoginResponse, LogoutResponse, ValidateSessionResponse } from '@ocg/contracts';
 import { UnauthorizedError } from '@ocg/http';
-import { SessionEntity, UserEntity, type UserRow } from '../entities';
+import type { UserRepository } from '../users/user.repository';
 
 import type { ApiKeyService } from '../api-keys/api-key.service';
 import type { Clock } from '../shared/clock';
@@ -14,16 +13,7 @@ import { toUserRecord } from '../shared/records';
 import type { RequestContext } from '../shared/request-context';
 import { verifyPassword } from '../users/passwords';
 import type { WalletSigners } from '../signing/wallet-signers';
-
-// One round trip: the live session and its user.
-const SESSION_USER = `
-  SELECT s.expires_at AS "sessionExpiresAt", u.id, u.legacy_user_id AS "legacyUserId", u.email, u.name, u.provider,
-         u.provider_username AS "providerUsername", u.generated_address AS "generatedAddress",
-         u.wallet_seed_sealed AS "walletSeedSealed", u.created_at AS "createdAt"
-  FROM sessions s JOIN users u ON u.id = s.user_id
-  WHERE s.handle_hash = $1 AND s.expires_at > $2`;
-
-type SessionUser = Omit<UserRow, 'passwordHash'> & { sessionExpiresAt: Date };
+import type { SessionRepository } from './session.repository';
 
 /** The message of the auth header session validation signs with the user's wallet. */
 export const SESSION_AUTH_MESSAGE = 'ocg-session';
@@ -40,7 +30,8 @@ export interface WithCookie<T> {
 /** Browser sessions: a cookie holding a random handle; the table stores only its hash. */
 export class SessionService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: SessionRepository,
+    private readonly users: UserRepository,
     private readonly keys: ApiKeyService,
     private readonly signers: WalletSigners,
     /** Login attempts per client address. */
@@ -51,29 +42,29 @@ export class SessionService {
 
   async login(req: LoginRequest, ctx: RequestContext): Promise<WithCookie<LoginResponse>> {
     await this.loginLimit.enforce(ctx.client, `login requests from ${ctx.client}`);
-    const user = await this.db.getRepository(UserEntity).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email: req.email }).getOne();
+    const user = await this.users.findByEmail(req.email);
     if (!(await verifyPassword(user?.passwordHash, req.password)) || !user) throw new UnauthorizedError('Email or password is incorrect');
     const handle = randomId('ses');
     const now = this.clock();
     const expiresAt = new Date(now + this.settings.ttlSeconds * 1000);
-    await this.db.getRepository(SessionEntity).insert({ handleHash: hashHandle(handle), userId: user.id, expiresAt, createdAt: new Date(now) });
+    await this.repo.insert({ handleHash: hashHandle(handle), userId: user.id, expiresAt, createdAt: new Date(now) });
     // Expired sessions of this user go now: the table stays as small as the live set.
-    await this.db.query('DELETE FROM sessions WHERE user_id = $1 AND expires_at <= $2', [user.id, new Date(now)]);
+    await this.repo.removeExpired(user.id, new Date(now));
     return { body: { user: toUserRecord(user), expiresAt: iso(expiresAt) }, cookie: sessionCookie(handle, this.settings.ttlSeconds, ctx.https) };
   }
 
   async logout(cookieHeader: string | undefined, ctx: RequestContext): Promise<WithCookie<LogoutResponse>> {
     const handle = sessionHandleFrom(cookieHeader);
-    if (handle) await this.db.getRepository(SessionEntity).delete({ handleHash: hashHandle(handle) });
+    if (handle) await this.repo.remove(hashHandle(handle));
     return { body: { success: true }, cookie: clearedSessionCookie(ctx.https) };
   }
 
   async validate(cookieHeader: string): Promise<ValidateSessionResponse> {
     const handle = sessionHandleFrom(cookieHeader);
     if (!handle || !isRandomId('ses', handle)) return { valid: false };
-    const [found] = (await this.db.query(SESSION_USER, [hashHandle(handle), new Date(this.clock())])) as SessionUser[];
+    const found = await this.repo.findLiveWithUser(hashHandle(handle), new Date(this.clock()));
     if (!found) return { valid: false };
-    const { sessionExpiresAt: expiresAt, ...user } = found;
+    const { expiresAt, user } = found;
     const authenticationHeader = createAuthHeader(this.signers.forUser(user), SESSION_AUTH_MESSAGE, { now: this.clock() }).header;
     const systemApiKey = await this.keys.systemKeyFor(user.id);
     return {

@@ -1,9 +1,10 @@
 import type { ApiKeyRecord, CreateApiKeyResponse, UserRecord } from '@ocg/contracts';
-import type { ApiKeyRow, UserRow } from '../entities';
+import type { ApiKeyEntity } from '../api-keys/api-key.entity';
+import type { UserEntity } from '../users/user.entity';
 import { iso, isoOrNull } from './clock';
 
 /** Only the public members are read: the sealed seed and password hash never leave. */
-export function toUserRecord(row: Omit<UserRow, 'walletSeedSealed' | 'passwordHash'>): UserRecord {
+export function toUserRecord(row: Omit<UserEntity, 'walletSeedSealed' | 'passwordHash'>): UserRecord {
   return {
     id: row.id,
     legacyUserId: row.legacyUserId,
@@ -17,7 +18,7 @@ export function toUserRecord(row: Omit<UserRow, 'walletSeedSealed' | 'passwordHa
 }
 
 /** Exactly the members the spec lists for the create response, in its order. */
-export function toCreateResponse(row: ApiKeyRow, key: string): CreateApiKeyResponse {
+export function toCreateResponse(row: ApiKeyEntity, key: string): CreateApiKeyResponse {
   return {
     llmModels: row.llmModels,
     key,
@@ -30,7 +31,7 @@ export function toCreateResponse(row: ApiKeyRow, key: string): CreateApiKeyRespo
   };
 }
 
-export function toApiKeyRecord(row: ApiKeyRow, key: string, masked: boolean): ApiKeyRecord {
+export function toApiKeyRecord(row: ApiKeyEntity, key: string, masked: boolean): ApiKeyRecord {
   return {
     id: row.id,
     name: row.name,

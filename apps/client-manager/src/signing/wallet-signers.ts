@@ -1,8 +1,8 @@
 import { LRUCache } from 'lru-cache';
-import type { DataSource } from 'typeorm';
 import { WalletSigner } from '@ocg/auth';
 import { NotFoundError } from '@ocg/http';
-import { UserEntity, type UserRow } from '../entities';
+import type { UserEntity } from '../users/user.entity';
+import type { UserRepository } from '../users/user.repository';
 import type { Secrets } from '../shared/secrets';
 
 /**
@@ -14,7 +14,7 @@ export class WalletSigners {
   private readonly signers: LRUCache<string, WalletSigner>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly users: UserRepository,
     private readonly secrets: Secrets,
     capacity = 1000,
   ) {
@@ -24,12 +24,12 @@ export class WalletSigners {
   async forUserId(userId: string): Promise<WalletSigner> {
     const cached = this.take(userId);
     if (cached) return cached;
-    const user = await this.db.getRepository(UserEntity).findOneBy({ id: userId });
+    const user = await this.users.findById(userId);
     if (!user) throw new NotFoundError(`No user ${userId}`);
     return this.forUser(user);
   }
 
-  forUser(user: Pick<UserRow, 'id' | 'walletSeedSealed'>): WalletSigner {
+  forUser(user: Pick<UserEntity, 'id' | 'walletSeedSealed'>): WalletSigner {
     const cached = this.take(user.id);
     if (cached) return cached;
     const signer = new WalletSigner(this.secrets.openWalletSeed(user.id, user.walletSeedSealed));

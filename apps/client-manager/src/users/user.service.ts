@@ -1,19 +1,21 @@
-import type { DataSource } from 'typeorm';
 import { apiKeyLookupHash, generateWallet, randomId } from '@ocg/auth';
 import { ALL_SCOPES, USER_SCOPES, type CreateUserRequest, type CreateUserResponse } from '@ocg/contracts';
 import { ConflictError, type Logger } from '@ocg/http';
-import { ApiKeyEntity, UserEntity, type UserRow } from '../entities';
+import type { ApiKeyRepository } from '../api-keys/api-key.repository';
 import type { ApiKeyCache } from '../validation/api-key-cache';
 import type { ApiKeyService } from '../api-keys/api-key.service';
 import type { Clock } from '../shared/clock';
 import type { Secrets } from '../shared/secrets';
 import { hashPassword } from './passwords';
+import type { UserEntity } from './user.entity';
+import type { UserRepository } from './user.repository';
 import { isUniqueViolation, toCreateResponse, toUserRecord } from '../shared/records';
 
 /** Users and their wallets. Creating a user is an operator's act (`users:manage`). */
 export class UserService {
   constructor(
-    private readonly db: DataSource,
+    private readonly repo: UserRepository,
+    private readonly keyRows: ApiKeyRepository,
     private readonly secrets: Secrets,
     private readonly keys: ApiKeyService,
     private readonly cache: ApiKeyCache,
@@ -26,8 +28,8 @@ export class UserService {
     const passwordHash = req.password === undefined ? null : await hashPassword(req.password);
     const user = this.newUser(req.email, req.name, passwordHash);
     try {
-      return await this.db.transaction(async (m) => {
-        await m.insert(UserEntity, user);
+      return await this.repo.transaction(async (m) => {
+        await this.repo.insert(m, user);
         const { row, text } = await this.keys.mint(m, { userId: user.id, name: 'default', scopes: USER_SCOPES });
         return { user: toUserRecord(user), apiKey: toCreateResponse(row, text) };
       });
@@ -38,7 +40,7 @@ export class UserService {
   }
 
   async exists(userId: string): Promise<boolean> {
-    return this.db.getRepository(UserEntity).existsBy({ id: userId });
+    return this.repo.exists(userId);
   }
 
   /**
@@ -49,18 +51,18 @@ export class UserService {
   async ensureBootstrapAdmin(keyText: string, email: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction(async (m) => {
+        return await this.repo.transaction(async (m) => {
           const hash = apiKeyLookupHash(keyText);
-          const key = await m.findOneBy(ApiKeyEntity, { lookupHash: hash });
+          const key = await this.keyRows.findByLookupHash(m, hash);
           if (key) return this.widenToAllScopes(key.id, key.lookupHash, key.scopes);
-          const [deleted] = (await m.query('SELECT deleted_at FROM deleted_bootstrap_keys WHERE lookup_hash = $1', [hash])) as { deleted_at: Date }[];
+          const deleted = await this.keyRows.findDeletedBootstrap(m, hash);
           if (deleted) {
-            this.logger.warn(`the bootstrap admin key (ADMIN_API_KEY) was deleted at ${deleted.deleted_at.toISOString()} and stays deleted; set a new ADMIN_API_KEY to make another`);
+            this.logger.warn(`the bootstrap admin key (ADMIN_API_KEY) was deleted at ${deleted.deletedAt.toISOString()} and stays deleted; set a new ADMIN_API_KEY to make another`);
             return;
           }
-          const found = await m.getRepository(UserEntity).createQueryBuilder('u').where('lower(u.email) = lower(:email)', { email }).getOne();
+          const found = await this.repo.findByEmail(email, m);
           const user = found ?? this.newUser(email, 'Operator', null);
-          if (!found) await m.insert(UserEntity, user);
+          if (!found) await this.repo.insert(m, user);
           await this.keys.mint(m, { userId: user.id, name: 'bootstrap admin', scopes: ALL_SCOPES, text: keyText, bootstrap: true });
           this.logger.info({ userId: user.id }, 'bootstrap admin key ensured');
         });
@@ -74,11 +76,11 @@ export class UserService {
   /** New scopes join the catalog over time; the operator's key follows it. */
   private async widenToAllScopes(keyId: string, hash: string, scopes: string[]): Promise<void> {
     if (ALL_SCOPES.every((s) => scopes.includes(s))) return;
-    await this.db.getRepository(ApiKeyEntity).update({ id: keyId }, { scopes: [...ALL_SCOPES], updatedAt: new Date(this.clock()) });
+    await this.keyRows.update(keyId, { scopes: [...ALL_SCOPES], updatedAt: new Date(this.clock()) });
     await this.cache.invalidate(keyId, hash);
   }
 
-  private newUser(email: string, name: string, passwordHash: string | null): UserRow {
+  private newUser(email: string, name: string, passwordHash: string | null): UserEntity {
     const id = randomId('usr');
     const wallet = generateWallet();
     return {

@@ -1,6 +1,6 @@
-import type { DataSource } from 'typeorm';
 import { apiKeyLookupHash, isWellFormedApiKey } from '@ocg/auth';
 import type { UserRecord } from '@ocg/contracts';
+import type { ApiKeyRepository } from '../api-keys/api-key.repository';
 import type { ApiKeyCache, CachedKey } from './api-key-cache';
 import type { Clock } from '../shared/clock';
 import type { LastUsedTracker } from './last-used';
@@ -18,21 +18,13 @@ export interface ActiveKey {
 export type KeyFailure = 'malformed' | 'unknown' | 'disabled' | 'expired';
 export type KeyCheck = { ok: true; key: ActiveKey } | { ok: false; reason: KeyFailure };
 
-// One round trip on a cache miss: the key and its user.
-const LOOKUP = `
-  SELECT k.id AS "keyId", k.user_id AS "userId", k.status, k.scopes, k.expires_at AS "expiresAt",
-         u.legacy_user_id AS "legacyUserId", u.email, u.name, u.provider, u.provider_username AS "providerUsername",
-         u.generated_address AS "generatedAddress", u.created_at AS "createdAt"
-  FROM api_keys k JOIN users u ON u.id = k.user_id
-  WHERE k.lookup_hash = $1`;
-
 /**
  * The hot path of authentication: shape check, then the Redis cache by the
  * key's SHA-256, then Postgres. Never decrypts a key.
  */
 export class ApiKeyValidator {
   constructor(
-    private readonly db: DataSource,
+    private readonly keys: ApiKeyRepository,
     private readonly cache: ApiKeyCache,
     private readonly lastUsed: LastUsedTracker,
     private readonly clock: Clock,
@@ -53,24 +45,9 @@ export class ApiKeyValidator {
   }
 
   private async load(hash: string): Promise<CachedKey> {
-    const [row] = (await this.db.query(LOOKUP, [hash])) as LookupRow[];
+    const row = await this.keys.findWithUser(hash);
     if (!row) return { found: false };
-    const user = toUserRecord({ ...row, id: row.userId });
-    return { found: true, keyId: row.keyId, userId: row.userId, status: row.status, scopes: row.scopes, expiresAt: row.expiresAt?.getTime() ?? null, user };
+    const user = toUserRecord(row.user);
+    return { found: true, keyId: row.id, userId: row.userId, status: row.status, scopes: row.scopes, expiresAt: row.expiresAt?.getTime() ?? null, user };
   }
-}
-
-interface LookupRow {
-  keyId: string;
-  userId: string;
-  status: 'active' | 'disabled';
-  scopes: string[];
-  expiresAt: Date | null;
-  legacyUserId: string | null;
-  email: string;
-  name: string | null;
-  provider: string;
-  providerUsername: string | null;
-  generatedAddress: string;
-  createdAt: Date;
 }

@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { DataSource } from 'typeorm';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
+import type { ApiKeyRepository } from '../api-keys/api-key.repository';
 import type { Clock } from '../shared/clock';
 
 const LOCAL_MEMORY = 10_000;
@@ -17,7 +17,7 @@ export class LastUsedTracker {
   private readonly written: LRUCache<string, true>;
 
   constructor(
-    private readonly db: DataSource,
+    private readonly keys: ApiKeyRepository,
     private readonly redis: Redis,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -37,7 +37,7 @@ export class LastUsedTracker {
     try {
       const first = await this.redis.set(redisKeys.apiKeyLastUsed(keyId), '1', 'EX', this.intervalSeconds, 'NX');
       if (first !== 'OK') return;
-      await this.db.query('UPDATE api_keys SET last_used_at = $2 WHERE id = $1', [keyId, new Date(now)]);
+      await this.keys.touchLastUsed(keyId, new Date(now));
     } catch (err) {
       this.logger.warn({ err: (err as Error).message, keyId }, 'lastUsedAt not recorded');
     }

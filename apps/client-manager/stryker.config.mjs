@@ -7,24 +7,28 @@ const src = 'apps/client-manager/src';
 // credential) and the money arithmetic of the credits ledger. Controllers, entities,
 // migrations and wiring stay out: they decide nothing. See the README ("Mutation testing").
 const mutate = [
-  'services/api-key-validator.ts',
-  'services/api-key-cache.ts',
-  'services/validation.service.ts',
-  'services/scope.service.ts',
+  'validation/api-key-validator.ts',
+  // The validator's lookup of a key and its user (moved here from the validator).
+  'api-keys/api-key.repository.ts:59-67',
+  'validation/api-key-cache.ts',
+  'validation/validation.service.ts',
+  'scopes/scope.service.ts',
   // The key parts: scopes a new key may hold and the quota (create), the hidden bootstrap key
   // (get), the expiry instant (mint), the system key, ownership, masking and assertHeldBy.
   // list, update, remove and the row of mint are plumbing, their effects tested through validation.
-  'services/api-key.service.ts:46-60',
-  'services/api-key.service.ts:68-72',
-  'services/api-key.service.ts:112-112',
-  'services/api-key.service.ts:126-168',
+  'api-keys/api-key.service.ts:49-63',
+  'api-keys/api-key.service.ts:71-75',
+  'api-keys/api-key.service.ts:115-115',
+  'api-keys/api-key.service.ts:129-171',
   'auth/authentication.ts',
   'auth/authenticator.ts',
   'auth/access-tokens.ts',
   'auth/internal-credential.ts',
-  'services/credit-ledger.ts',
+  // The ledger's accounts, the balance lock and post (the unlocked balance read is plumbing).
+  'credits/ledger.repository.ts:1-30',
+  'credits/ledger.repository.ts:38-82',
   'services/insufficient-balance.ts',
-  'services/credit-format.ts',
+  'credits/credit-format.ts',
 ].map((file) => `${src}/${file}`);
 
 const base = strykerConfig({ project: 'client-manager', root: 'apps/client-manager', mutate });

@@ -9,28 +9,34 @@ import { masterKeyOf, type ClientManagerConfig } from './config';
 import { AccessTokenVerifier } from './auth/access-tokens';
 import { Authenticator } from './auth/authenticator';
 import { InternalCredential } from './auth/internal-credential';
-import { ApiKeysController } from './controllers/api-keys.controller';
-import { CreditHoldsController } from './controllers/credit-holds.controller';
-import { CreditsController } from './controllers/credits.controller';
-import { ScopesController } from './controllers/scopes.controller';
-import { SessionsController } from './controllers/sessions.controller';
-import { SigningController } from './controllers/signing.controller';
-import { UsersController } from './controllers/users.controller';
-import { ValidationController } from './controllers/validation.controller';
-import { ApiKeyCache } from './services/api-key-cache';
-import { ApiKeyService } from './services/api-key.service';
-import { ApiKeyValidator } from './services/api-key-validator';
-import { systemClock, type Clock } from './services/clock';
-import { CreditsService } from './services/credits.service';
+import { ApiKeysController } from './api-keys/api-keys.controller';
+import { CreditHoldsController } from './credits/credit-holds.controller';
+import { CreditsController } from './credits/credits.controller';
+import { ScopesController } from './scopes/scopes.controller';
+import { SessionsController } from './sessions/sessions.controller';
+import { SigningController } from './signing/signing.controller';
+import { UsersController } from './users/users.controller';
+import { ValidationController } from './validation/validation.controller';
+import { ApiKeyCache } from './validation/api-key-cache';
+import { ApiKeyRepository } from './api-keys/api-key.repository';
+import { ApiKeyService } from './api-keys/api-key.service';
+import { ApiKeyValidator } from './validation/api-key-validator';
+import { systemClock, type Clock } from './shared/clock';
+import { CreditHoldRepository } from './credits/credit-hold.repository';
+import { CreditsService } from './credits/credits.service';
+import { GrantRequestRepository } from './credits/grant-request.repository';
+import { LedgerRepository } from './credits/ledger.repository';
 import { insufficientBalanceHandler } from './services/insufficient-balance';
-import { LastUsedTracker } from './services/last-used';
-import { ScopeService } from './services/scope.service';
-import { Secrets } from './services/secrets';
-import { SessionService } from './services/session.service';
-import { SigningService } from './services/signing.service';
-import { UserService } from './services/user.service';
-import { ValidationService } from './services/validation.service';
-import { WalletSigners } from './services/wallet-signers';
+import { LastUsedTracker } from './validation/last-used';
+import { ScopeService } from './scopes/scope.service';
+import { Secrets } from './shared/secrets';
+import { SessionRepository } from './sessions/session.repository';
+import { SessionService } from './sessions/session.service';
+import { SigningService } from './signing/signing.service';
+import { UserRepository } from './users/user.repository';
+import { UserService } from './users/user.service';
+import { ValidationService } from './validation/validation.service';
+import { WalletSigners } from './signing/wallet-signers';
 
 export interface ClientManagerDeps {
   logger: Logger;
@@ -48,20 +54,22 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
   const secrets = new Secrets(masterKeyOf(config));
   const cache = new ApiKeyCache(redis, config.API_KEY_CACHE_TTL_SECONDS, logger);
   const perMinute = (scope: string, limit: number) => new RateLimiter(redis, scope, { limit, windowSeconds: 60 }, logger);
-  const signers = new WalletSigners(db, secrets);
-  const validator = new ApiKeyValidator(db, cache, new LastUsedTracker(db, redis, clock, logger), clock);
-  const keys = new ApiKeyService(db, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
-  const users = new UserService(db, secrets, keys, cache, clock, logger);
+  const userRows = new UserRepository(db);
+  const keyRows = new ApiKeyRepository(db);
+  const signers = new WalletSigners(userRows, secrets);
+  const validator = new ApiKeyValidator(keyRows, cache, new LastUsedTracker(keyRows, redis, clock, logger), clock);
+  const keys = new ApiKeyService(keyRows, userRows, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
+  const users = new UserService(userRows, keyRows, secrets, keys, cache, clock, logger);
   const internal = new InternalCredential(config.INTERNAL_TOKEN);
   return {
     users,
     keys,
     internal,
     authenticator: new Authenticator(validator, new AccessTokenVerifier(config), users, internal),
-    sessions: new SessionService(db, keys, signers, perMinute('login', config.RATE_LIMIT_LOGIN_PER_MINUTE), { ttlSeconds: config.SESSION_TTL_SECONDS }, clock),
+    sessions: new SessionService(new SessionRepository(db), userRows, keys, signers, perMinute('login', config.RATE_LIMIT_LOGIN_PER_MINUTE), { ttlSeconds: config.SESSION_TTL_SECONDS }, clock),
     signing: new SigningService(signers, clock),
     validation: new ValidationService(validator, perMinute('validate-api-key', config.RATE_LIMIT_VALIDATE_PER_MINUTE)),
-    credits: new CreditsService(db),
+    credits: new CreditsService(new LedgerRepository(db), new CreditHoldRepository(db), new GrantRequestRepository(db), userRows),
   };
 }
 

@@ -8,7 +8,7 @@ import { API_KEY_INVALIDATED_CHANNEL, type ApiKeyInvalidatedEvent } from '@ocg/c
 import { createLogger } from '@ocg/http';
 import { redisKeys, subscribeJson } from '@ocg/redis';
 import { captureLogs, freePort, testRedis, waitFor } from '@ocg/testing';
-import { ApiKeyCache, type CachedKey } from '../src/services/api-key-cache';
+import { ApiKeyCache, type CachedKey } from '../src/validation/api-key-cache';
 
 const TTL = 60;
 const unknown: CachedKey = { found: false };

@@ -8,13 +8,15 @@ import { USER_SCOPES } from '@ocg/contracts';
 import { createLogger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
 import { sleep, waitFor } from '@ocg/testing';
+import { ApiKeyRepository } from '../src/api-keys/api-key.repository';
 import { masterKeyOf } from '../src/config';
-import { ApiKeyCache } from '../src/services/api-key-cache';
-import { ApiKeyService } from '../src/services/api-key.service';
-import { ApiKeyValidator } from '../src/services/api-key-validator';
-import type { Clock } from '../src/services/clock';
-import { LastUsedTracker } from '../src/services/last-used';
-import { Secrets } from '../src/services/secrets';
+import { ApiKeyCache } from '../src/validation/api-key-cache';
+import { ApiKeyService } from '../src/api-keys/api-key.service';
+import { ApiKeyValidator } from '../src/validation/api-key-validator';
+import type { Clock } from '../src/shared/clock';
+import { LastUsedTracker } from '../src/validation/last-used';
+import { Secrets } from '../src/shared/secrets';
+import { UserRepository } from '../src/users/user.repository';
 import { startClientManager, type Harness, type TestUser } from './harness';
 import { createKey } from './support/keys';
 import { userRecordOf } from './support/users';
@@ -26,7 +28,7 @@ describe('ApiKeyValidator', () => {
   let cm: Harness;
   let user: TestUser;
   let cache: ApiKeyCache;
-  const validatorAt = (clock: Clock) => new ApiKeyValidator(cm.db, cache, new LastUsedTracker(cm.db, cm.redis, clock, silent), clock);
+  const validatorAt = (clock: Clock) => new ApiKeyValidator(new ApiKeyRepository(cm.db), cache, new LastUsedTracker(new ApiKeyRepository(cm.db), cm.redis, clock, silent), clock);
   beforeAll(async () => {
     cm = await startClientManager();
     user = await cm.createUser();
@@ -100,7 +102,7 @@ describe('ApiKeyValidator', () => {
 
 describe('ApiKeyService.systemKeyFor', () => {
   let cm: Harness;
-  const serviceAt = (clock: Clock) => new ApiKeyService(cm.db, new Secrets(masterKeyOf(cm.config)), new ApiKeyCache(cm.redis, 60, silent), clock);
+  const serviceAt = (clock: Clock) => new ApiKeyService(new ApiKeyRepository(cm.db), new UserRepository(cm.db), new Secrets(masterKeyOf(cm.config)), new ApiKeyCache(cm.redis, 60, silent), clock);
   beforeAll(async () => (cm = await startClientManager()));
   afterAll(() => cm.close());
 

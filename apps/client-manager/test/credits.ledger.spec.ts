@@ -3,16 +3,18 @@
  * writes, the refusals of `post`, the balance row created on first use, and
  * amounts written as credits.
  */
-import { lockBalance, post } from '../src/services/credit-ledger';
-import { formatCredits } from '../src/services/credit-format';
+import { LedgerRepository } from '../src/credits/ledger.repository';
+import { formatCredits } from '../src/credits/credit-format';
 import { startClientManager, type Harness, type TestUser } from './harness';
 import { CREDIT, balanceOf, grant, hold, internal } from './support/credits';
 
 describe('the credits ledger', () => {
   let cm: Harness;
   let user: TestUser;
+  let ledger: LedgerRepository;
   beforeAll(async () => {
     cm = await startClientManager();
+    ledger = new LedgerRepository(cm.db);
     user = await cm.createUser();
     await grant(cm, user.id, 100 * CREDIT);
   });
@@ -53,16 +55,16 @@ describe('the credits ledger', () => {
 
   it('refuses to post a transaction that does not balance, or moves nothing', async () => {
     const before = await balanceOf(cm, user.id);
-    await expect(cm.db.transaction((m) => post(m, { kind: 'settle', userId: user.id, moves: { held: -5, spent: 4 } }))).rejects.toThrow(`settle of ${user.id} does not balance (-1)`);
-    await expect(cm.db.transaction((m) => post(m, { kind: 'release', userId: user.id, moves: { held: 0, available: 0 } }))).rejects.toThrow(`release of ${user.id} moves nothing`);
+    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'settle', userId: user.id, moves: { held: -5, spent: 4 } }))).rejects.toThrow(`settle of ${user.id} does not balance (-1)`);
+    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'release', userId: user.id, moves: { held: 0, available: 0 } }))).rejects.toThrow(`release of ${user.id} moves nothing`);
     expect(await balanceOf(cm, user.id)).toEqual(before);
   });
 
   it('posts a grant against the platform account, for the net of the moves', async () => {
     const other = await cm.createUser();
     const id = await cm.db.transaction(async (m) => {
-      await lockBalance(m, other.id);
-      return post(m, { kind: 'grant', userId: other.id, reason: 'direct', moves: { available: 7, held: 0 } });
+      await ledger.lockBalance(m, other.id);
+      return ledger.post(m, { kind: 'grant', userId: other.id, reason: 'direct', moves: { available: 7, held: 0 } });
     });
     const rows = await cm.db.query('SELECT account, amount::int AS amount FROM credit_entries WHERE transaction_id = $1 ORDER BY amount', [id]);
     expect(rows).toEqual([{ account: 'platform:grants', amount: -7 }, { account: `user:${other.id}:available`, amount: 7 }]);
@@ -72,8 +74,8 @@ describe('the credits ledger', () => {
   it('creates the balance row at the first lock, at zero', async () => {
     const fresh = await cm.createUser();
     expect(await cm.db.query('SELECT 1 FROM credit_balances WHERE user_id = $1', [fresh.id])).toEqual([]);
-    expect(await cm.db.transaction((m) => lockBalance(m, fresh.id))).toEqual({ userId: fresh.id, available: 0, held: 0, spent: 0 });
-    expect(await cm.db.transaction((m) => lockBalance(m, user.id))).toEqual({ userId: user.id, ...(await balanceOf(cm, user.id)) });
+    expect(await cm.db.transaction((m) => ledger.lockBalance(m, fresh.id))).toEqual({ userId: fresh.id, available: 0, held: 0, spent: 0 });
+    expect(await cm.db.transaction((m) => ledger.lockBalance(m, user.id))).toEqual({ userId: user.id, ...(await balanceOf(cm, user.id)) });
   });
 
   it('answers 402 with a zero balance written as credits, and logs the refusal', async () => {

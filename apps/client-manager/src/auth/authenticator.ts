@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import { isOauthGrantable } from '@ocg/contracts';
 import { ForbiddenError, UnauthorizedError } from '@ocg/http';
-import type { ApiKeyValidator, KeyFailure } from '../services/api-key-validator';
+import type { ApiKeyValidator, KeyFailure } from '../validation/api-key-validator';
 import type { AccessTokenVerifier } from './access-tokens';
 import type { InternalCredential } from './internal-credential';
 import type { Principal } from './principal';

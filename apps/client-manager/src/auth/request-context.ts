@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import type { RequestContext } from '../services/request-context';
+import type { RequestContext } from '../shared/request-context';
 import { cameOverHttps, clientAddressOf } from './client-address';
 import type { InternalCredential } from './internal-credential';
 

@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler } from 'express';
 import { ErrorCodes, type InsufficientBalanceErrorBody } from '@ocg/contracts';
 import { HttpError, errorBody, requestIdOf } from '@ocg/http';
-import { formatCredits } from './credit-format';
+import { formatCredits } from '../credits/credit-format';
 
 /** 402: a hold would overdraw. The body names both amounts (units), beyond the shared shape. */
 export class InsufficientBalanceError extends HttpError {

@@ -1,0 +1,175 @@
+import { createHash } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import { canonicalJson, randomId } from '@ocg/auth';
+import type {
+  CreateCreditHoldRequest,
+  CreditHoldRecord,
+  GetCreditBalanceResponse,
+  GrantCreditsRequest,
+  GrantCreditsResponse,
+  ReleaseCreditHoldRequest,
+  SettleCreditHoldRequest,
+} from '@ocg/contracts';
+import { ConflictError, HttpError, NotFoundError, ValidationError } from '@ocg/http';
+import type { Principal } from '../auth/principal';
+import type { UserRepository } from '../users/user.repository';
+import type { CreditHoldEntity } from './credit-hold.entity';
+import type { CreditHoldRepository } from './credit-hold.repository';
+import { formatCredits } from './credit-format';
+import type { GrantRequestRepository } from './grant-request.repository';
+import type { LedgerRepository } from './ledger.repository';
+import { InsufficientBalanceError } from '../services/insufficient-balance';
+import { isUniqueViolation } from '../shared/records';
+
+/**
+ * The credits ledger: grants by operators; holds, settlements and releases
+ * by deployment-manager for a job. Amounts are integer units (1 credit =
+ * 1,000,000 units). Each operation is one Postgres transaction under the
+ * user's balance row lock.
+ */
+export class CreditsService {
+  constructor(
+    private readonly ledger: LedgerRepository,
+    private readonly holds: CreditHoldRepository,
+    private readonly grants: GrantRequestRepository,
+    private readonly users: UserRepository,
+  ) {}
+
+  async balance(caller: Principal): Promise<GetCreditBalanceResponse> {
+    const row = await this.ledger.balance(caller.userId);
+    return { userId: caller.userId, available: row?.available ?? 0, held: row?.held ?? 0, spent: row?.spent ?? 0 };
+  }
+
+  /**
+   * With an Idempotency-Key (per caller), the key and the answer are written in the grant's transaction:
+   * the same request again answers the same, without a second grant; another request under it is a 422.
+   */
+  async grant(caller: Principal, req: GrantCreditsRequest, idempotencyKey?: string): Promise<GrantCreditsResponse> {
+    const userId = await this.recipient(req);
+    if (idempotencyKey !== undefined && (idempotencyKey.length < 1 || idempotencyKey.length > 200)) {
+      throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
+    }
+    const hash = createHash('sha256').update(canonicalJson(req)).digest('hex');
+    const answer = await this.ledger.transaction(async (m) => {
+      // A concurrent grant under the same key waits here for the other's commit, then finds its answer.
+      if (idempotencyKey !== undefined && !(await this.grants.reserve(m, caller.userId, idempotencyKey, hash))) return undefined;
+      const before = await this.ledger.lockBalance(m, userId);
+      const transactionId = await this.ledger.post(m, { kind: 'grant', userId, reason: req.reason, moves: { available: req.amount } });
+      const response: GrantCreditsResponse = { transactionId, amount: req.amount, balance: { ...before, available: before.available + req.amount } };
+      if (idempotencyKey !== undefined) await this.grants.answer(m, caller.userId, idempotencyKey, response);
+      return response;
+    });
+    return answer ?? this.earlierGrant(caller.userId, idempotencyKey ?? '', hash);
+  }
+
+  private async earlierGrant(callerId: string, key: string, hash: string): Promise<GrantCreditsResponse> {
+    const row = await this.grants.find(callerId, key);
+    if (!row || row.requestHash !== hash) throw idempotencyKeyReused(key);
+    return row.response as GrantCreditsResponse;
+  }
+
+  /** Idempotent by reference: the same request again returns the same hold. */
+  async hold(req: CreateCreditHoldRequest): Promise<CreditHoldRecord> {
+    await this.requireUser(req.userId);
+    try {
+      return await this.ledger.transaction(async (m) => {
+        const balance = await this.ledger.lockBalance(m, req.userId);
+        const existing = await this.holds.findByReference(m, req.reference);
+        if (existing) return sameHold(toHold(existing), req);
+        if (balance.available < req.amount) throw new InsufficientBalanceError(balance.available, req.amount);
+        const id = randomId('hld');
+        const row = await this.holds.open(m, { id, userId: req.userId, reference: req.reference, amount: req.amount });
+        await this.ledger.post(m, { kind: 'hold', userId: req.userId, holdId: id, moves: { available: -req.amount, held: req.amount } });
+        return toHold(row);
+      });
+    } catch (err) {
+      // Another user's hold took this reference between our look and our insert.
+      if (isUniqueViolation(err)) throw referenceTaken(req.reference);
+      throw err;
+    }
+  }
+
+  /** Captures `amount`; with `final`, gives the rest back and closes the hold. */
+  async settle(holdId: string, req: SettleCreditHoldRequest): Promise<CreditHoldRecord> {
+    return this.onOpenHold(holdId, req.userId, async (m, hold) => {
+      if (req.amount > hold.held) throw new ConflictError(`Cannot settle ${formatCredits(req.amount)} credits: hold ${hold.id} holds only ${formatCredits(hold.held)}`);
+      const rest = req.final ? hold.held - req.amount : 0;
+      if (req.amount + rest === 0) return { settled: 0, released: 0 }; // settling nothing: nothing to write
+      await this.ledger.post(m, { kind: 'settle', userId: req.userId, holdId, moves: { held: -(req.amount + rest), spent: req.amount, available: rest } });
+      return { settled: req.amount, released: rest };
+    });
+  }
+
+  /** Gives `amount` (default: all that is still held) back to the user. */
+  async release(holdId: string, req: ReleaseCreditHoldRequest): Promise<CreditHoldRecord> {
+    return this.onOpenHold(holdId, req.userId, async (m, hold) => {
+      const amount = req.amount ?? hold.held;
+      if (amount > hold.held) throw new ConflictError(`Cannot release ${formatCredits(amount)} credits: hold ${hold.id} holds only ${formatCredits(hold.held)}`);
+      await this.ledger.post(m, { kind: 'release', userId: req.userId, holdId, moves: { held: -amount, available: amount } });
+      return { settled: 0, released: amount };
+    });
+  }
+
+  private async onOpenHold(
+    holdId: string,
+    userId: string,
+    change: (m: EntityManager, hold: CreditHoldRecord) => Promise<{ settled: number; released: number }>,
+  ): Promise<CreditHoldRecord> {
+    return this.ledger.transaction(async (m) => {
+      await this.ledger.lockBalance(m, userId);
+      const row = await this.holds.findForUser(m, holdId, userId);
+      const hold = row && toHold(row);
+      if (!hold) throw new NotFoundError(`No credit hold ${holdId} for user ${userId}`);
+      if (hold.status === 'closed') throw new ConflictError(`Credit hold ${holdId} is closed`);
+      const { settled, released } = await change(m, hold);
+      return toHold(await this.holds.apply(m, holdId, settled, released));
+    });
+  }
+
+  private async recipient(req: GrantCreditsRequest): Promise<string> {
+    if ((req.userId === undefined) === (req.email === undefined)) {
+      throw new ValidationError('Validation failed: give exactly one of userId and email', [{ path: req.userId === undefined ? '' : '/email', message: 'give exactly one of userId and email' }]);
+    }
+    const { userId, email = '' } = req;
+    const row = userId !== undefined ? await this.users.findById(userId) : await this.users.findByEmail(email);
+    if (!row) throw new NotFoundError(`No user ${req.userId ?? req.email}`);
+    return row.id;
+  }
+
+  private async requireUser(userId: string): Promise<void> {
+    if (!(await this.users.exists(userId))) throw new NotFoundError(`No user ${userId}`);
+  }
+}
+
+/** 422: an Idempotency-Key sent again with a different request (IETF httpapi-idempotency-key). */
+function idempotencyKeyReused(key: string): HttpError {
+  const err = new HttpError(422, 'CONFLICT', `Idempotency-Key "${key}" was already used for a different request; use a new key for a new grant`, [
+    { path: '/Idempotency-Key', message: 'already used with another request body' },
+  ]);
+  err.name = 'IdempotencyKeyReusedError';
+  return err;
+}
+
+function sameHold(existing: CreditHoldRecord, req: CreateCreditHoldRequest): CreditHoldRecord {
+  if (existing.userId !== req.userId || existing.amount !== req.amount) throw referenceTaken(req.reference);
+  return existing;
+}
+
+const referenceTaken = (reference: string): ConflictError =>
+  new ConflictError(`Reference ${reference} already belongs to a different hold`, [{ path: '/reference', message: 'already used by a different hold' }]);
+
+function toHold(row: CreditHoldEntity): CreditHoldRecord {
+  const { amount, settled, released } = row;
+  return {
+    id: row.id,
+    userId: row.userId,
+    reference: row.reference,
+    amount,
+    settled,
+    released,
+    held: amount - settled - released,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}

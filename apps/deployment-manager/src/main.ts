@@ -5,6 +5,7 @@ import { createDataSource } from '@ocg/db';
 import { createRedis } from '@ocg/redis';
 import { loadConfig } from './config';
 import { buildApp } from './app';
+import { entities } from './entities';
 import { migrations } from './migrations';
 import { composeServices } from './services';
 import { sealPlaintextAtRest } from './cas/seal-at-rest';
@@ -16,7 +17,7 @@ runService({
     const db = await createDataSource({
       url: config.DATABASE_URL,
       schema: 'deployment_manager',
-      entities: [],
+      entities,
       migrations,
       log: (level, msg) => logger[level]({ component: 'db' }, msg),
     });

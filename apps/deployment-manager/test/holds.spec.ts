@@ -9,6 +9,7 @@ import { HoldRepository } from '../src/jobs/hold.repository';
 import { JobRepository } from '../src/jobs/job.repository';
 import { LooseHolds } from '../src/jobs/loose-holds';
 import { SettlementService } from '../src/jobs/settlement.service';
+import { entities } from '../src/entities';
 import { migrations } from '../src/migrations';
 import { INTERNAL_TOKEN, MASTER_KEY, startClientManager, type ClientManager, type TestUser } from './support/managers';
 import { expectBalance } from './support/jobs';
@@ -36,7 +37,7 @@ describe('credit holds and their settlement', () => {
 
   beforeAll(async () => {
     m = await startClientManager();
-    db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+    db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations });
     await db.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, '\\x', 0)`, [DEFINITION_CID]);
     credits = new CreditsClient(new ServiceClient({ service: 'client-manager', baseUrl: m.clientManagerUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 10_000 }));
     holds = new HoldRepository(db);

@@ -26,7 +26,7 @@ runService({
     const deps = { logger, db, redis, keys, settings: config };
     const services = composeServices(deps);
     // Content stored before sealing existed is sealed before the first request (ADR 0035).
-    await sealPlaintextAtRest(db, services.seal, logger);
+    await sealPlaintextAtRest(services, services.seal, logger);
     services.uploads.start();
     // The sweeper also finishes what a crash left: jobs ended but not settled, holds placed but not recorded.
     services.sweeper.start();

@@ -78,11 +78,7 @@ export async function startDeploymentManager(
   };
 }
 
-/**
- * Another instance's objects without an HTTP app: tsoa's authentication and
- * ioc modules are per process, so a second in-process app would take over
- * the first one's routes. Enough for a second sweeper.
- */
+/** Another instance's objects without an HTTP app: enough for a second sweeper. */
 export async function startSecondInstance(m: Managers): Promise<{ services: DeploymentManagerServices; close(): Promise<void> }> {
   const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations });
   const redis = new Redis(m.redisUrl);

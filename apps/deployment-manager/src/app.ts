@@ -6,17 +6,16 @@ import { ControllerRegistry, buildServiceApp, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { DeploymentManagerConfig } from './config';
-import { authentication } from './authentication';
 import { insufficientBalanceHandler } from './errors';
 import { RegisterRoutes } from './generated/routes';
 import { requireNodePresence } from './nodes/node-presence';
 import { hideContentFromAnonymous } from './cas/hide-content';
-import { CasController } from './controllers/cas.controller';
-import { InternalJobsController } from './controllers/internal-jobs.controller';
-import { InternalNodesController } from './controllers/internal-nodes.controller';
-import { InternalMarketsController } from './controllers/internal-markets.controller';
-import { JobsController } from './controllers/jobs.controller';
-import { NodeJobsController } from './controllers/node-jobs.controller';
+import { CasController } from './cas/cas.controller';
+import { InternalJobsController } from './jobs/internal-jobs.controller';
+import { InternalNodesController } from './nodes/internal-nodes.controller';
+import { InternalMarketsController } from './markets/internal-markets.controller';
+import { JobsController } from './jobs/jobs.controller';
+import { NodeJobsController } from './jobs/node-jobs.controller';
 import { composeServices, type DeploymentManagerServices } from './services';
 
 export type DeploymentManagerSettings = Omit<DeploymentManagerConfig, 'HOST' | 'PORT' | 'DATABASE_URL' | 'REDIS_URL' | 'LOG_LEVEL'>;
@@ -34,7 +33,7 @@ export interface DeploymentManagerDeps {
 export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManagerServices = composeServices(deps)): express.Express {
   const { settings: s } = deps;
   const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
-  authentication.use(hideContentFromAnonymous(requireNodePresence(base, services.presence)));
+  const authentication = hideContentFromAnonymous(requireNodePresence(base, services.presence));
   const controllers = new ControllerRegistry()
     .register(JobsController, new JobsController(services.posts, services.query, services.control))
     .register(CasController, new CasController(services.cas, services.downloads))
@@ -49,6 +48,8 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     bodyLimit: s.BODY_LIMIT_BYTES,
     register: (app) => {
+      // Read by authentication.ts at request time.
+      app.locals.authentication = authentication;
       RegisterRoutes(app);
       app.use(insufficientBalanceHandler);
     },

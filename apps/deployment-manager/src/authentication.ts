@@ -1,5 +1,11 @@
-import { AuthenticationRegistry } from '@ocg/auth';
+import type { Request } from 'express';
+import type { ExpressAuthentication } from '@ocg/auth';
 
-/** tsoa's authenticationModule: buildApp installs the real authentication, built from config. */
-export const authentication = new AuthenticationRegistry();
-export const expressAuthentication = authentication.expressAuthentication;
+/**
+ * tsoa's authenticationModule. Each app carries its authentication, built
+ * from its config, in app.locals (set by buildApp), so two apps in one
+ * process never share it (ADR 0063).
+ */
+export function expressAuthentication(req: Request, securityName: string, scopes?: string[]): ReturnType<ExpressAuthentication> {
+  return (req.app.locals.authentication as ExpressAuthentication)(req, securityName, scopes);
+}

@@ -5,6 +5,7 @@ import { createDataSource } from '@ocg/db';
 import { createRedis } from '@ocg/redis';
 import { loadConfig } from './config';
 import { buildApp } from './app';
+import { entities } from './entities';
 import { migrations } from './migrations';
 import { composeServices } from './services';
 import { sealPlaintextAtRest } from './cas/seal-at-rest';
@@ -16,7 +17,7 @@ runService({
     const db = await createDataSource({
       url: config.DATABASE_URL,
       schema: 'deployment_manager',
-      entities: [],
+      entities,
       migrations,
       log: (level, msg) => logger[level]({ component: 'db' }, msg),
     });
@@ -25,7 +26,7 @@ runService({
     const deps = { logger, db, redis, keys, settings: config };
     const services = composeServices(deps);
     // Content stored before sealing existed is sealed before the first request (ADR 0035).
-    await sealPlaintextAtRest(db, services.seal, logger);
+    await sealPlaintextAtRest(services, services.seal, logger);
     services.uploads.start();
     // The sweeper also finishes what a crash left: jobs ended but not settled, holds placed but not recorded.
     services.sweeper.start();

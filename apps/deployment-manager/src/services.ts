@@ -4,6 +4,7 @@ import { ServiceClient, type Logger } from '@ocg/http';
 import { RateLimiter } from '@ocg/redis';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
+import { BlobRepository } from './cas/blob.repository';
 import { CasService } from './cas/cas.service';
 import { ContentSeal } from './cas/content-seal';
 import { UploadCollector } from './cas/upload-collector';
@@ -47,14 +48,15 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const seal = new ContentSeal(masterKeyOf(s));
   const perMinute = (scope: string, limit: number) => new RateLimiter(redis, scope, { limit, windowSeconds: 60 }, logger);
   const casLimits = { maxBytes: s.MAX_CONTENT_BYTES, maxUploadsPerUser: s.MAX_UPLOADS_PER_USER, maxUploadBytesPerUser: s.MAX_UPLOAD_BYTES_PER_USER };
-  const cas = new CasService(db, casLimits, seal, perMinute('uploads', s.UPLOADS_PER_MINUTE));
+  const blobs = new BlobRepository(db);
+  const cas = new CasService(blobs, casLimits, seal, perMinute('uploads', s.UPLOADS_PER_MINUTE));
   const jobs = new JobRepository(db, seal);
   const holds = new HoldRepository(db);
   const events = new JobEvents(redis, logger);
   const waker = new MarketWaker(redis, logger);
   const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal));
   const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
-  const looseHolds = new LooseHolds(db, holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
+  const looseHolds = new LooseHolds(holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
   const extendRequests = new ExtendRequestRepository(db);
@@ -62,17 +64,19 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   return {
     presence,
     seal,
+    blobs,
+    jobs,
     cas,
-    uploads: new UploadCollector(db, s.UPLOAD_RETENTION_SECONDS, s.UPLOAD_COLLECT_INTERVAL_MS, logger),
+    uploads: new UploadCollector(blobs, s.UPLOAD_RETENTION_SECONDS, s.UPLOAD_COLLECT_INTERVAL_MS, logger),
     downloads: new CasDownloads(cas),
     query,
     settlement,
     waker,
-    posts: new JobPostService({ db, jobs, holds, requests, cas, credits, markets, definitions, query, waker, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
-    control: new JobControlService({ db, jobs, holds, credits, settlement, query, events, extendRequests }),
-    nodeJobs: new NodeJobsService({ db, jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
+    posts: new JobPostService({ jobs, holds, requests, cas, credits, markets, definitions, query, waker, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
+    control: new JobControlService({ jobs, holds, credits, settlement, query, events, extendRequests }),
+    nodeJobs: new NodeJobsService({ jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
     sweeper: new Sweeper(
-      { db, presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },
+      { presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },
       {
         intervalMs: s.SWEEP_INTERVAL_MS,
         nodeSilenceSeconds: s.NODE_SILENCE_SECONDS,

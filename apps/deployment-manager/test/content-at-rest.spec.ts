@@ -67,7 +67,7 @@ describe('definitions and results at rest', () => {
     await dm.db.query(`UPDATE jobs SET definition = $2::jsonb WHERE address = $1`, [posted.body.address, plain]);
 
     expect((await dm.as(owner, 'GET', `/cas/${cid}`)).body).toEqual({ legacy: `${MARKER}-old` }); // lazily readable before the pass
-    const sealed = await sealPlaintextAtRest(dm.db, dm.services.seal);
+    const sealed = await sealPlaintextAtRest(dm.services, dm.services.seal);
     expect(sealed.blobs).toBeGreaterThanOrEqual(1);
     expect(sealed.definitions).toBeGreaterThanOrEqual(1);
     const dump = JSON.stringify(await dm.db.query(`SELECT b.bytes, b.sealed, j.definition FROM blobs b LEFT JOIN jobs j ON j.definition_cid = b.cid`));

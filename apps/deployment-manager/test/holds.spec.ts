@@ -9,6 +9,7 @@ import { HoldRepository } from '../src/jobs/hold.repository';
 import { JobRepository } from '../src/jobs/job.repository';
 import { LooseHolds } from '../src/jobs/loose-holds';
 import { SettlementService } from '../src/jobs/settlement.service';
+import { entities } from '../src/entities';
 import { migrations } from '../src/migrations';
 import { INTERNAL_TOKEN, MASTER_KEY, startClientManager, type ClientManager, type TestUser } from './support/managers';
 import { expectBalance } from './support/jobs';
@@ -32,11 +33,11 @@ describe('credit holds and their settlement', () => {
   let holds: HoldRepository;
   let credits: CreditsClient;
   let settlement: SettlementService;
-  const loose = () => new LooseHolds(db, holds, credits, settlement, ORPHAN_SECONDS, createLogger({ service: 'test', destination: logs.stream }));
+  const loose = () => new LooseHolds(holds, credits, settlement, ORPHAN_SECONDS, createLogger({ service: 'test', destination: logs.stream }));
 
   beforeAll(async () => {
     m = await startClientManager();
-    db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+    db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations });
     await db.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, '\\x', 0)`, [DEFINITION_CID]);
     credits = new CreditsClient(new ServiceClient({ service: 'client-manager', baseUrl: m.clientManagerUrl, internalToken: INTERNAL_TOKEN, timeoutMs: 10_000 }));
     holds = new HoldRepository(db);
@@ -102,8 +103,8 @@ describe('credit holds and their settlement', () => {
       const user = await m.newUser();
       const job = fakeJob();
       await holds.begin({ reference: job, job, seq: 0, userId: user.id, amount: 5000, seconds: 5 });
-      expect(await holds.beginNext({ job, userId: user.id, amount: 3000, seconds: 3 })).toBe(`${job}:1`);
-      const racing = await Promise.all([1, 2, 3].map(() => holds.beginNext({ job, userId: user.id, amount: 1000, seconds: 1 })));
+      expect(await holds.beginNext(holds.manager, { job, userId: user.id, amount: 3000, seconds: 3 })).toBe(`${job}:1`);
+      const racing = await Promise.all([1, 2, 3].map(() => holds.beginNext(holds.manager, { job, userId: user.id, amount: 1000, seconds: 1 })));
       expect(racing.sort()).toEqual([`${job}:2`, `${job}:3`, `${job}:4`]);
       expect((await holds.ofJob(job)).map((h) => [h.reference, h.seq, h.amount, h.seconds, h.state])).toEqual([
         [job, 0, '5000', 5, 'placing'],
@@ -140,7 +141,7 @@ describe('credit holds and their settlement', () => {
         const job = fakeJob('Counted');
         await writeHold({ reference: `${job}:1`, job: `other ${job}`, seq: 1, user, amount: 1000, state: 'open' });
         let failure: unknown;
-        expect(await attempts(() => holds.beginNext({ job, userId: user.id, amount: 1000, seconds: 1 }).catch((err) => (failure = err)))).toBe(6);
+        expect(await attempts(() => holds.beginNext(holds.manager, { job, userId: user.id, amount: 1000, seconds: 1 }).catch((err) => (failure = err)))).toBe(6);
         expect(failure).toMatchObject({ code: '23505' });
       });
 
@@ -148,7 +149,7 @@ describe('credit holds and their settlement', () => {
         const user = await m.newUser();
         const job = fakeJob('Counted');
         let failure: unknown;
-        expect(await attempts(() => holds.beginNext({ job, userId: user.id, amount: 1000, seconds: 0 }).catch((err) => (failure = err)))).toBe(1);
+        expect(await attempts(() => holds.beginNext(holds.manager, { job, userId: user.id, amount: 1000, seconds: 0 }).catch((err) => (failure = err)))).toBe(1);
         expect(failure).toMatchObject({ code: '23514' });
       });
     });
@@ -157,8 +158,8 @@ describe('credit holds and their settlement', () => {
       const user = await m.newUser();
       const job = fakeJob();
       await holds.begin({ reference: job, job, seq: 0, userId: user.id, amount: 5000, seconds: 5 });
-      expect(await holds.placed(db, job, 'hld_first', true)).toMatchObject({ reference: job, state: 'open', hold_id: 'hld_first', applied: true });
-      expect(await holds.placed(db, job, 'hld_second', false)).toBeUndefined();
+      expect(await holds.placed(db.manager, job, 'hld_first', true)).toMatchObject({ reference: job, state: 'open', hold_id: 'hld_first', applied: true });
+      expect(await holds.placed(db.manager, job, 'hld_second', false)).toBeUndefined();
       expect(await holdRow(job)).toMatchObject({ state: 'open', hold_id: 'hld_first', applied: true });
     });
 
@@ -358,7 +359,7 @@ describe('credit holds and their settlement', () => {
     it('leaves alone the hold of an extension still being placed: it pays for nothing yet', async () => {
       const user = await m.newUser(CREDITS);
       const address = await endedJob(user, 2);
-      const extension = await holds.beginNext({ job: address, userId: user.id, amount: 5000, seconds: 5 });
+      const extension = await holds.beginNext(holds.manager, { job: address, userId: user.id, amount: 5000, seconds: 5 });
       expect(await settlement.settle(address)).toBe(true);
       expect(await holdRow(extension)).toMatchObject({ state: 'placing', settle_amount: null });
       await expectBalance(m, user, CREDITS, 2 * PRICE);

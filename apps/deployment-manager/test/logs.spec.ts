@@ -1,6 +1,7 @@
 import { createDataSource } from '@ocg/db';
 import { ConfigError } from '@ocg/http';
 import { loadConfig } from '../src/config';
+import { entities } from '../src/entities';
 import { migrations } from '../src/migrations';
 import { definition, runOp } from './support/definitions';
 import { startDeploymentManager, deploymentManagerEnv, type TestDeploymentManager } from './support/deployment-manager';
@@ -52,7 +53,7 @@ describe('log hygiene', () => {
 
   it('never logs a parameter Postgres quotes back in its message', async () => {
     const lines: string[] = [];
-    const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations, logging: true, log: (_level, msg) => lines.push(msg) });
+    const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations, logging: true, log: (_level, msg) => lines.push(msg) });
     try {
       await expect(db.query('SELECT $1::int', [`${MARKER}-param`])).rejects.toThrow(/invalid input syntax/);
     } finally {

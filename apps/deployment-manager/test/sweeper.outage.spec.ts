@@ -11,6 +11,7 @@ import { createLogger } from '@ocg/http';
 import { createRedis } from '@ocg/redis';
 import { startEphemeralPostgres, testRedis, waitFor, type EphemeralServer } from '@ocg/testing';
 import { loadConfig } from '../src/config';
+import { entities } from '../src/entities';
 import { migrations } from '../src/migrations';
 import { composeServices, type DeploymentManagerServices } from '../src/services';
 
@@ -24,7 +25,7 @@ describe('the sweeper after a Postgres outage', () => {
 
   beforeAll(async () => {
     postgres = await startEphemeralPostgres();
-    db = await createDataSource({ url: postgres.url, schema: 'deployment_manager', entities: [], migrations });
+    db = await createDataSource({ url: postgres.url, schema: 'deployment_manager', entities, migrations });
     redis = createRedis((await testRedis()).url, { onError: () => undefined });
     const settings = { ...loadConfig({ DATABASE_URL: postgres.url, REDIS_URL: 'redis://127.0.0.1:1', DEVELOPMENT_MACHINE: 'true' }), CLAIM_ACK_SECONDS: LEASE_SECONDS };
     services = composeServices({ logger: createLogger({ service: 'sweeper-outage', level: 'silent' }), db, redis, settings });

@@ -1,11 +1,10 @@
-import type { DataSource, EntityManager } from 'typeorm';
+import type { EntityManager } from 'typeorm';
 import type { UploadContentRequest, UploadContentResponse } from '@ocg/contracts';
 import { NotFoundError, PayloadTooLargeError, QuotaExceededError, ValidationError } from '@ocg/http';
 import type { RateLimiter } from '@ocg/redis';
+import type { BlobRepository } from './blob.repository';
 import { cidOf, isRawSha256Cid } from './cid';
 import type { ContentSeal } from './content-seal';
-
-type Queryable = Pick<EntityManager, 'query'>;
 
 export interface CasLimits {
   /** Largest single content, in bytes. */
@@ -33,7 +32,7 @@ export interface CasLimits {
  */
 export class CasService {
   constructor(
-    private readonly db: DataSource,
+    private readonly blobs: BlobRepository,
     private readonly limits: CasLimits,
     private readonly seal: ContentSeal,
     /** Uploads per user: each is hashed, sealed and stored. */
@@ -43,50 +42,43 @@ export class CasService {
   async upload(userId: string, req: UploadContentRequest): Promise<UploadContentResponse> {
     await this.uploadLimit.enforce(userId, `uploads from user ${userId}`);
     const bytes = decode(req);
-    const cid = await this.db.transaction(async (m) => {
+    const cid = await this.blobs.transaction(async (m) => {
       // One upload per user at a time: the quota check and the insert must not interleave.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('cas-upload:' || $1))`, [userId]);
+      await this.blobs.lockUploads(m, userId);
       const cid = cidOf(bytes);
       await this.checkQuota(m, userId, cid, bytes.length);
       await this.store(m, cid, bytes);
-      await m.query(`INSERT INTO blob_readers (cid, user_id, uploaded_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`, [cid, userId]);
+      await this.blobs.addUploader(m, cid, userId);
       return cid;
     });
     return { cid, size: bytes.length };
   }
 
   /** Stores the bytes (once) and lets `reader` read them, held by a job of theirs (off the upload quota). */
-  async put(bytes: Uint8Array, reader: string, q: Queryable = this.db): Promise<string> {
+  async put(m: EntityManager, bytes: Uint8Array, reader: string): Promise<string> {
     const cid = cidOf(bytes);
-    await this.store(q, cid, bytes);
-    await q.query(`INSERT INTO blob_readers (cid, user_id) VALUES ($1, $2) ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = NULL`, [cid, reader]);
+    await this.store(m, cid, bytes);
+    await this.blobs.addReader(m, cid, reader);
     return cid;
   }
 
   /** The bytes, when `userId` may read them; otherwise the 404 of an unknown id. */
   async read(cid: string, userId: string): Promise<Buffer> {
     checkCid(cid);
-    const rows: { bytes: Buffer | null; sealed: string | null }[] = await this.db.query(
-      `SELECT b.bytes, b.sealed FROM blobs b JOIN blob_readers r ON r.cid = b.cid AND r.user_id = $2 WHERE b.cid = $1`,
-      [cid, userId],
-    );
-    if (rows.length === 0) throw new NotFoundError(`No content with the id ${cid}`);
-    const { bytes, sealed } = rows[0];
+    const blob = await this.blobs.readable(cid, userId);
+    if (!blob) throw new NotFoundError(`No content with the id ${cid}`);
+    const { bytes, sealed } = blob;
     // Plaintext only until the start-up pass sealed it.
     return sealed !== null ? this.seal.openBlob(cid, sealed) : (bytes ?? Buffer.alloc(0));
   }
 
-  private async store(q: Queryable, cid: string, bytes: Uint8Array): Promise<void> {
+  private async store(m: EntityManager, cid: string, bytes: Uint8Array): Promise<void> {
     if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`content of ${bytes.length} bytes is over the ${this.limits.maxBytes}-byte limit`);
-    await q.query(`INSERT INTO blobs (cid, sealed, size) VALUES ($1, $2, $3) ON CONFLICT (cid) DO NOTHING`, [cid, this.seal.sealBlob(cid, bytes), bytes.length]);
+    await this.blobs.store(m, cid, this.seal.sealBlob(cid, bytes), bytes.length);
   }
 
-  private async checkQuota(q: Queryable, userId: string, cid: string, size: number): Promise<void> {
-    const [held]: { count: string; bytes: string | null; again: boolean }[] = await q.query(
-      `SELECT count(*) AS count, sum(b.size) AS bytes, bool_or(r.cid = $2) AS again
-       FROM blob_readers r JOIN blobs b ON b.cid = r.cid WHERE r.user_id = $1 AND r.uploaded_at IS NOT NULL`,
-      [userId, cid],
-    );
+  private async checkQuota(m: EntityManager, userId: string, cid: string, size: number): Promise<void> {
+    const held = await this.blobs.heldUploads(m, userId, cid);
     if (held.again) return; // the same bytes again: nothing new is kept
     const { maxUploadsPerUser: maxCount, maxUploadBytesPerUser: maxBytes } = this.limits;
     if (Number(held.count) + 1 > maxCount) {

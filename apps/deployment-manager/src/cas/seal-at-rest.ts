@@ -1,5 +1,6 @@
 import type { Logger } from '@ocg/http';
-import { rows, type Queryable } from '../db';
+import type { JobRepository } from '../jobs/job.repository';
+import type { BlobRepository } from './blob.repository';
 import type { ContentSeal } from './content-seal';
 
 const BATCH = 100;
@@ -11,25 +12,23 @@ const BATCH = 100;
  * work. Readers also accept a plaintext row, so an instance still on the
  * old code during a rolling start keeps working.
  */
-export async function sealPlaintextAtRest(db: Queryable & { transaction<T>(run: (m: Queryable) => Promise<T>): Promise<T> }, seal: ContentSeal, logger?: Logger): Promise<{ blobs: number; definitions: number }> {
+export async function sealPlaintextAtRest(repos: { blobs: BlobRepository; jobs: JobRepository }, seal: ContentSeal, logger?: Logger): Promise<{ blobs: number; definitions: number }> {
+  const { blobs: blobRepo, jobs } = repos;
   let blobs = 0;
   let definitions = 0;
   for (;;) {
-    const n = await db.transaction(async (m) => {
-      const found = await rows<{ cid: string; bytes: Buffer }>(m, `SELECT cid, bytes FROM blobs WHERE sealed IS NULL LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`);
-      for (const b of found) await m.query(`UPDATE blobs SET sealed = $2, bytes = NULL WHERE cid = $1`, [b.cid, seal.sealBlob(b.cid, b.bytes)]);
+    const n = await blobRepo.transaction(async (m) => {
+      const found = await blobRepo.plaintext(m, BATCH);
+      for (const b of found) await blobRepo.seal(m, b.cid, seal.sealBlob(b.cid, b.bytes));
       return found.length;
     });
     blobs += n;
     if (n < BATCH) break;
   }
   for (;;) {
-    const n = await db.transaction(async (m) => {
-      const found = await rows<{ address: string; definition: object }>(
-        m,
-        `SELECT address, definition FROM jobs WHERE jsonb_typeof(definition) = 'object' LIMIT ${BATCH} FOR UPDATE SKIP LOCKED`,
-      );
-      for (const j of found) await m.query(`UPDATE jobs SET definition = $2 WHERE address = $1`, [j.address, JSON.stringify(seal.sealDefinition(j.address, j.definition))]);
+    const n = await jobs.transaction(async (m) => {
+      const found = await jobs.plaintextDefinitions(m, BATCH);
+      for (const j of found) await jobs.sealDefinition(m, j);
       return found.length;
     });
     definitions += n;

@@ -1,5 +1,5 @@
 import type { Logger } from '@ocg/http';
-import { rows, type Queryable } from '../db';
+import type { BlobRepository } from './blob.repository';
 
 /**
  * Collects uploads no job took up within the retention period: the
@@ -12,7 +12,7 @@ export class UploadCollector {
   private running: Promise<unknown> = Promise.resolve();
 
   constructor(
-    private readonly db: Queryable,
+    private readonly blobs: BlobRepository,
     private readonly retentionSeconds: number,
     private readonly intervalMs: number,
     private readonly logger: Logger,
@@ -31,23 +31,8 @@ export class UploadCollector {
   }
 
   async collect(): Promise<{ uploads: number; blobs: number }> {
-    const uploads = await rows(
-      this.db,
-      `DELETE FROM blob_readers r
-       WHERE r.uploaded_at < now() - make_interval(secs => $1)
-         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.user_id = r.user_id AND (j.definition_cid = r.cid OR j.result_cid = r.cid))
-       RETURNING r.cid`,
-      [this.retentionSeconds],
-    );
-    const blobs = await rows(
-      this.db,
-      `DELETE FROM blobs b
-       WHERE NOT EXISTS (SELECT 1 FROM blob_readers r WHERE r.cid = b.cid)
-         AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.definition_cid = b.cid OR j.result_cid = b.cid)
-         AND b.created_at < now() - make_interval(secs => $1)
-       RETURNING b.cid`,
-      [this.retentionSeconds],
-    );
+    const uploads = await this.blobs.collectUploads(this.retentionSeconds);
+    const blobs = await this.blobs.collectBlobs(this.retentionSeconds);
     if (uploads.length + blobs.length > 0) this.logger.info({ uploads: uploads.length, blobs: blobs.length }, 'collected unused uploads');
     return { uploads: uploads.length, blobs: blobs.length };
   }

@@ -4,17 +4,17 @@
 import type { TsoaRoute } from '@tsoa/runtime';
 import {  fetchMiddlewares, ExpressTemplateService } from '@tsoa/runtime';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { NodeJobsController } from './../controllers/node-jobs.controller';
+import { InternalNodesController } from './../nodes/internal-nodes.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { JobsController } from './../controllers/jobs.controller';
+import { InternalMarketsController } from './../markets/internal-markets.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { InternalNodesController } from './../controllers/internal-nodes.controller';
+import { NodeJobsController } from './../jobs/node-jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { InternalMarketsController } from './../controllers/internal-markets.controller';
+import { JobsController } from './../jobs/jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { InternalJobsController } from './../controllers/internal-jobs.controller';
+import { InternalJobsController } from './../jobs/internal-jobs.controller';
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-import { CasController } from './../controllers/cas.controller';
+import { CasController } from './../cas/cas.controller';
 import { expressAuthentication } from './../authentication';
 // @ts-ignore - no great way to install types from subpackage
 import { iocContainer } from './../ioc';
@@ -27,6 +27,47 @@ const expressAuthenticationRecasted = expressAuthentication as (req: ExRequest, 
 // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
 
 const models: TsoaRoute.Models = {
+    "StopNodeJobsResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "stopped": {"dataType":"array","array":{"dataType":"string"},"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "StopNodeJobsRequest": {
+        "dataType": "refObject",
+        "properties": {
+            "reason": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "JobState": {
+        "dataType": "refAlias",
+        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["QUEUED"]},{"dataType":"enum","enums":["RUNNING"]},{"dataType":"enum","enums":["COMPLETED"]},{"dataType":"enum","enums":["FAILED"]},{"dataType":"enum","enums":["STOPPED"]}],"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "MarketJobRecord": {
+        "dataType": "refObject",
+        "properties": {
+            "address": {"dataType":"string","required":true},
+            "status": {"ref":"JobState","required":true},
+            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "endsAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "ListMarketJobsResponse": {
+        "dataType": "refObject",
+        "properties": {
+            "jobs": {"dataType":"array","array":{"dataType":"refObject","ref":"MarketJobRecord"},"required":true},
+            "total": {"dataType":"double","required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobContainerLimits": {
         "dataType": "refObject",
         "properties": {
@@ -256,11 +297,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "JobState": {
-        "dataType": "refAlias",
-        "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["QUEUED"]},{"dataType":"enum","enums":["RUNNING"]},{"dataType":"enum","enums":["COMPLETED"]},{"dataType":"enum","enums":["FAILED"]},{"dataType":"enum","enums":["STOPPED"]}],"validators":{}},
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobSettlement": {
         "dataType": "refAlias",
         "type": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["open"]},{"dataType":"enum","enums":["settled"]}],"validators":{}},
@@ -384,42 +420,6 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "StopNodeJobsResponse": {
-        "dataType": "refObject",
-        "properties": {
-            "stopped": {"dataType":"array","array":{"dataType":"string"},"required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "StopNodeJobsRequest": {
-        "dataType": "refObject",
-        "properties": {
-            "reason": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":500}}},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "MarketJobRecord": {
-        "dataType": "refObject",
-        "properties": {
-            "address": {"dataType":"string","required":true},
-            "status": {"ref":"JobState","required":true},
-            "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-            "endsAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-    "ListMarketJobsResponse": {
-        "dataType": "refObject",
-        "properties": {
-            "jobs": {"dataType":"array","array":{"dataType":"refObject","ref":"MarketJobRecord"},"required":true},
-            "total": {"dataType":"double","required":true},
-        },
-        "additionalProperties": false,
-    },
-    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobRouteRecord": {
         "dataType": "refObject",
         "properties": {
@@ -517,6 +517,81 @@ export function RegisterRoutes(app: Router) {
 
 
     
+        const argsInternalNodesController_stopNodeJobs: Record<string, TsoaRoute.ParameterSchema> = {
+                node: {"in":"path","name":"node","required":true,"dataType":"string"},
+                body: {"in":"body","name":"body","required":true,"ref":"StopNodeJobsRequest"},
+        };
+        app.post('/internal/nodes/:node/stop-jobs',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.stopNodeJobs)),
+
+            async function InternalNodesController_stopNodeJobs(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_stopNodeJobs, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'stopNodeJobs',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsInternalMarketsController_listMarketJobs: Record<string, TsoaRoute.ParameterSchema> = {
+                market: {"in":"path","name":"market","required":true,"dataType":"string"},
+                status: {"in":"query","name":"status","ref":"JobState"},
+                limit: {"in":"query","name":"limit","dataType":"double"},
+        };
+        app.get('/internal/markets/:market/jobs',
+            authenticateMiddleware([{"internal":[]}]),
+            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController)),
+            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController.prototype.listMarketJobs)),
+
+            async function InternalMarketsController_listMarketJobs(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsInternalMarketsController_listMarketJobs, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<InternalMarketsController>(InternalMarketsController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'listMarketJobs',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsNodeJobsController_claimJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 body: {"in":"body","name":"body","required":true,"ref":"ClaimJobRequest"},
@@ -845,81 +920,6 @@ export function RegisterRoutes(app: Router) {
 
               await templateService.apiHandler({
                 methodName: 'extendJob',
-                controller,
-                response,
-                next,
-                validatedArgs,
-                successStatus: undefined,
-              });
-            } catch (err) {
-                return next(err);
-            }
-        });
-        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsInternalNodesController_stopNodeJobs: Record<string, TsoaRoute.ParameterSchema> = {
-                node: {"in":"path","name":"node","required":true,"dataType":"string"},
-                body: {"in":"body","name":"body","required":true,"ref":"StopNodeJobsRequest"},
-        };
-        app.post('/internal/nodes/:node/stop-jobs',
-            authenticateMiddleware([{"internal":[]}]),
-            ...(fetchMiddlewares<RequestHandler>(InternalNodesController)),
-            ...(fetchMiddlewares<RequestHandler>(InternalNodesController.prototype.stopNodeJobs)),
-
-            async function InternalNodesController_stopNodeJobs(request: ExRequest, response: ExResponse, next: any) {
-
-            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-
-            let validatedArgs: any[] = [];
-            try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsInternalNodesController_stopNodeJobs, request, response });
-
-                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
-
-                const controller: any = await container.get<InternalNodesController>(InternalNodesController);
-                if (typeof controller['setStatus'] === 'function') {
-                controller.setStatus(undefined);
-                }
-
-              await templateService.apiHandler({
-                methodName: 'stopNodeJobs',
-                controller,
-                response,
-                next,
-                validatedArgs,
-                successStatus: undefined,
-              });
-            } catch (err) {
-                return next(err);
-            }
-        });
-        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-        const argsInternalMarketsController_listMarketJobs: Record<string, TsoaRoute.ParameterSchema> = {
-                market: {"in":"path","name":"market","required":true,"dataType":"string"},
-                status: {"in":"query","name":"status","ref":"JobState"},
-                limit: {"in":"query","name":"limit","dataType":"double"},
-        };
-        app.get('/internal/markets/:market/jobs',
-            authenticateMiddleware([{"internal":[]}]),
-            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController)),
-            ...(fetchMiddlewares<RequestHandler>(InternalMarketsController.prototype.listMarketJobs)),
-
-            async function InternalMarketsController_listMarketJobs(request: ExRequest, response: ExResponse, next: any) {
-
-            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
-
-            let validatedArgs: any[] = [];
-            try {
-                validatedArgs = templateService.getValidatedArgs({ args: argsInternalMarketsController_listMarketJobs, request, response });
-
-                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
-
-                const controller: any = await container.get<InternalMarketsController>(InternalMarketsController);
-                if (typeof controller['setStatus'] === 'function') {
-                controller.setStatus(undefined);
-                }
-
-              await templateService.apiHandler({
-                methodName: 'listMarketJobs',
                 controller,
                 response,
                 next,

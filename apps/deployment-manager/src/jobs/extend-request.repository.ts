@@ -1,4 +1,6 @@
-import { one, type Queryable } from '../db';
+import type { EntityManager } from 'typeorm';
+import { Repository } from '../base.repository';
+import { JobExtendRequestEntity } from './job-extend-request.entity';
 
 export interface ExtendRequest {
   job_address: string;
@@ -13,42 +15,50 @@ export interface ExtendRequest {
  * creates the hold row, and `completed` in the one that applies it, so a
  * retry finds exactly how far the first attempt got.
  */
-export class ExtendRequestRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ExtendRequestRepository extends Repository {
   /** The request under this key (taken now if it was free). */
   async reserve(userId: string, key: string, hash: string, job: string): Promise<ExtendRequest> {
-    await this.db.query(
-      `INSERT INTO job_extend_requests (user_id, idempotency_key, request_hash, job_address) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
-      [userId, key, hash, job],
-    );
-    const row = await this.lock(this.db, userId, key, false);
+    await this.db.manager
+      .createQueryBuilder()
+      .insert()
+      .into(JobExtendRequestEntity)
+      .values({ user_id: userId, idempotency_key: key, request_hash: hash, job_address: job })
+      .orIgnore()
+      .updateEntity(false)
+      .execute();
+    const row = await this.read(this.db.manager, userId, key, false);
     if (!row) return this.reserve(userId, key, hash, job); // released between our insert and select
     return row;
   }
 
-  lock(q: Queryable, userId: string, key: string, forUpdate = true): Promise<ExtendRequest | undefined> {
-    return one<ExtendRequest>(
-      q,
-      `SELECT job_address, request_hash, hold_reference, completed FROM job_extend_requests WHERE user_id = $1 AND idempotency_key = $2${forUpdate ? ' FOR UPDATE' : ''}`,
-      [userId, key],
-    );
+  /** Locks the request's row for the rest of the transaction. */
+  lock(m: EntityManager, userId: string, key: string): Promise<ExtendRequest | undefined> {
+    return this.read(m, userId, key, true);
   }
 
-  async setHold(q: Queryable, userId: string, key: string, reference: string): Promise<void> {
-    await q.query(`UPDATE job_extend_requests SET hold_reference = $3 WHERE user_id = $1 AND idempotency_key = $2`, [userId, key, reference]);
+  async setHold(m: EntityManager, userId: string, key: string, reference: string): Promise<void> {
+    await m.update(JobExtendRequestEntity, { user_id: userId, idempotency_key: key }, { hold_reference: reference });
   }
 
-  async complete(q: Queryable, userId: string, key: string): Promise<void> {
-    await q.query(`UPDATE job_extend_requests SET completed = true WHERE user_id = $1 AND idempotency_key = $2`, [userId, key]);
+  async complete(m: EntityManager, userId: string, key: string): Promise<void> {
+    await m.update(JobExtendRequestEntity, { user_id: userId, idempotency_key: key }, { completed: true });
   }
 
   /** Frees the key after a refusal that will not change (402, 409), so the same request may be sent again. */
   async release(userId: string, key: string): Promise<void> {
-    await this.db.query(`DELETE FROM job_extend_requests WHERE user_id = $1 AND idempotency_key = $2 AND NOT completed`, [userId, key]);
+    await this.db.manager.delete(JobExtendRequestEntity, { user_id: userId, idempotency_key: key, completed: false });
   }
 
   async expire(ttlSeconds: number): Promise<void> {
-    await this.db.query(`DELETE FROM job_extend_requests WHERE created_at < now() - make_interval(secs => $1)`, [ttlSeconds]);
+    await this.db.manager.createQueryBuilder().delete().from(JobExtendRequestEntity).where('created_at < now() - make_interval(secs => :ttlSeconds)', { ttlSeconds }).execute();
+  }
+
+  private async read(m: EntityManager, userId: string, key: string, forUpdate: boolean): Promise<ExtendRequest | undefined> {
+    const found = await m.findOne(JobExtendRequestEntity, {
+      select: { job_address: true, request_hash: true, hold_reference: true, completed: true },
+      where: { user_id: userId, idempotency_key: key },
+      ...(forUpdate ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+    return found ?? undefined;
   }
 }

@@ -1,4 +1,6 @@
-import { one, rows, type Queryable } from '../db';
+import type { EntityManager } from 'typeorm';
+import { Repository, rows } from '../base.repository';
+import { JobHoldEntity } from './job-hold.entity';
 
 /**
  * A credit hold of a job, as this service knows it:
@@ -30,28 +32,29 @@ export interface NewHold {
   seconds: number;
 }
 
-export class HoldRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class HoldRepository extends Repository {
   /** Records the intent before calling client-manager, so a crash in between leaves a trace the sweeper follows. */
   async begin(h: NewHold): Promise<void> {
-    await this.db.query(
-      `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state) VALUES ($1, $2, $3, $4, $5, $6, 'placing')
-       ON CONFLICT (reference) DO NOTHING`,
-      [h.reference, h.job, h.seq, h.userId, h.amount, h.seconds],
-    );
+    await this.db.manager
+      .createQueryBuilder()
+      .insert()
+      .into(JobHoldEntity)
+      .values({ reference: h.reference, job_address: h.job, seq: h.seq, user_id: h.userId, amount: String(h.amount), seconds: h.seconds, state: 'placing' })
+      .orUpdate([], ['reference'])
+      .updateEntity(false)
+      .execute();
   }
 
   /**
    * An extension's hold, numbered after the job's others (reference `<job>:<seq>`). Two extensions racing for
    * one number: the loser takes the next.
    */
-  async beginNext(h: Omit<NewHold, 'reference' | 'seq'>, q: Queryable = this.db): Promise<string> {
+  async beginNext(m: EntityManager, h: Omit<NewHold, 'reference' | 'seq'>): Promise<string> {
     for (let attempt = 0; ; attempt++) {
       try {
-        // INSERT … SELECT over an aggregate: exactly one row, or the unique violation caught below.
+        // SQL: INSERT … SELECT over an aggregate: exactly one row, or the unique violation caught below.
         const [row] = await rows<{ reference: string }>(
-          q,
+          m,
           `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state)
            SELECT $1 || ':' || n, $1, n, $2, $3, $4, 'placing' FROM (SELECT COALESCE(max(seq) + 1, 1) AS n FROM job_holds WHERE job_address = $1) next
            RETURNING reference`,
@@ -64,53 +67,62 @@ export class HoldRepository {
     }
   }
 
-  find(reference: string): Promise<HoldRow | undefined> {
-    return one<HoldRow>(this.db, `SELECT * FROM job_holds WHERE reference = $1`, [reference]);
+  async find(reference: string): Promise<HoldRow | undefined> {
+    return (await this.db.manager.findOneBy(JobHoldEntity, { reference })) ?? undefined;
   }
 
   /** The hold was placed; `applied` when its seconds now count. The row as it is now; nothing when the sweeper took it over meanwhile. */
-  placed(q: Queryable, reference: string, holdId: string, applied: boolean): Promise<HoldRow | undefined> {
-    return one<HoldRow>(q, `UPDATE job_holds SET state = 'open', hold_id = $2, applied = $3, updated_at = now() WHERE reference = $1 AND state = 'placing' RETURNING *`, [
-      reference,
-      holdId,
-      applied,
-    ]);
+  async placed(m: EntityManager, reference: string, holdId: string, applied: boolean): Promise<HoldRow | undefined> {
+    const moved = await this.updating(m)
+      .set({ state: 'open', hold_id: holdId, applied, updated_at: () => 'now()' })
+      .where(`reference = :reference AND state = 'placing'`, { reference })
+      .returning('*')
+      .execute();
+    return (moved.raw as HoldRow[])[0];
   }
 
   /** client-manager refused it (402): nothing was placed, nothing to remember. */
   async forget(reference: string): Promise<void> {
-    await this.db.query(`DELETE FROM job_holds WHERE reference = $1 AND state = 'placing'`, [reference]);
+    await this.db.manager.delete(JobHoldEntity, { reference, state: 'placing' });
   }
 
   ofJob(job: string): Promise<HoldRow[]> {
-    return rows<HoldRow>(this.db, `SELECT * FROM job_holds WHERE job_address = $1 ORDER BY seq`, [job]);
+    return this.db.manager.find(JobHoldEntity, { where: { job_address: job }, order: { seq: 'ASC' } });
   }
 
   /** Fixes how much of an applied hold its settlement captures (written once, so retries settle the same amount). */
   async plan(reference: string, amount: number): Promise<void> {
-    await this.db.query(`UPDATE job_holds SET settle_amount = COALESCE(settle_amount, $2), updated_at = now() WHERE reference = $1`, [reference, amount]);
+    await this.updating()
+      .set({ settle_amount: () => 'COALESCE(settle_amount, :amount)', updated_at: () => 'now()' })
+      .where('reference = :reference', { reference, amount })
+      .execute();
   }
 
   async closed(reference: string, settled: number): Promise<void> {
-    await this.db.query(`UPDATE job_holds SET state = 'closed', settled = $2, updated_at = now() WHERE reference = $1`, [reference, settled]);
+    await this.db.manager.update(JobHoldEntity, { reference }, { state: 'closed', settled: String(settled), updated_at: () => 'now()' });
   }
 
   /** Holds that pay for nothing and no live request is finishing: placing or open, not applied, untouched for `ageSeconds`. */
   loose(ageSeconds: number, limit: number): Promise<HoldRow[]> {
-    return rows<HoldRow>(
-      this.db,
-      `SELECT * FROM job_holds WHERE state <> 'closed' AND NOT applied AND updated_at < now() - make_interval(secs => $1) ORDER BY updated_at LIMIT $2`,
-      [ageSeconds, limit],
-    );
+    return this.db.manager
+      .createQueryBuilder(JobHoldEntity, 'h')
+      .where(`h.state <> 'closed' AND NOT h.applied AND h.updated_at < now() - make_interval(secs => :ageSeconds)`, { ageSeconds })
+      .orderBy('h.updated_at')
+      .limit(limit)
+      .getMany();
   }
 
   /** Claims a loose hold for one sweeper (bumps its age), so two instances do not release it together. */
   async takeLoose(reference: string, ageSeconds: number): Promise<boolean> {
-    const taken = await rows(
-      this.db,
-      `UPDATE job_holds SET updated_at = now() WHERE reference = $1 AND state <> 'closed' AND NOT applied AND updated_at < now() - make_interval(secs => $2) RETURNING reference`,
-      [reference, ageSeconds],
-    );
-    return taken.length === 1;
+    const taken = await this.updating()
+      .set({ updated_at: () => 'now()' })
+      .where(`reference = :reference AND state <> 'closed' AND NOT applied AND updated_at < now() - make_interval(secs => :ageSeconds)`, { reference, ageSeconds })
+      .returning('reference')
+      .execute();
+    return (taken.raw as unknown[]).length === 1;
+  }
+
+  private updating(m: EntityManager = this.db.manager) {
+    return m.createQueryBuilder().update(JobHoldEntity);
   }
 }

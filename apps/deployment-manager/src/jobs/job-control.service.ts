@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { DataSource } from 'typeorm';
 import type { JobRecord } from '@ocg/contracts';
 import { ConflictError, ServiceUnavailableError } from '@ocg/http';
 import type { CreditsClient } from '../clients/credits.client';
@@ -17,7 +16,6 @@ import type { SettlementService } from './settlement.service';
 import { isFinal } from './state';
 
 export interface JobControlDeps {
-  db: DataSource;
   jobs: JobRepository;
   holds: HoldRepository;
   credits: CreditsClient;
@@ -47,7 +45,7 @@ export class JobControlService {
   async stop(caller: Caller, address: string): Promise<JobRecord> {
     const job = await this.owned(caller, address);
     if (job.status !== 'STOPPED') {
-      const moved = await this.d.jobs.end(this.d.db, address, 'STOPPED', STOPPED_BY_POSTER, 'now()', { userId: caller.userId });
+      const moved = await this.d.jobs.end(this.d.jobs.manager, address, 'STOPPED', STOPPED_BY_POSTER, 'now()', { userId: caller.userId });
       if (!moved) {
         const now = await this.d.jobs.get(address);
         if (now.status !== 'STOPPED') throw new ConflictError(`Job ${address} has already ended (${now.status}); there is nothing to stop`);
@@ -92,7 +90,7 @@ export class JobControlService {
   }
 
   private async hold(caller: Caller, job: string, amount: number, seconds: number, keyed?: Keyed): Promise<{ reference: string; holdId: string }> {
-    const reference = keyed ? await this.keyedReference(keyed, { job, userId: caller.userId, amount, seconds }) : await this.d.holds.beginNext({ job, userId: caller.userId, amount, seconds });
+    const reference = keyed ? await this.keyedReference(keyed, { job, userId: caller.userId, amount, seconds }) : await this.d.holds.beginNext(this.d.holds.manager, { job, userId: caller.userId, amount, seconds });
     try {
       const hold = await this.d.credits.hold({ userId: caller.userId, amount, reference });
       return { reference, holdId: hold.id };
@@ -104,7 +102,7 @@ export class JobControlService {
 
   /** The hold an extension under this key pays with: made once, with the key's record, so a retry uses the same one. */
   private keyedReference(keyed: Keyed, hold: { job: string; userId: string; amount: number; seconds: number }): Promise<string> {
-    return this.d.db.transaction(async (m) => {
+    return this.d.jobs.transaction(async (m) => {
       const request = await this.d.extendRequests.lock(m, keyed.userId, keyed.key);
       if (request?.completed) throw new AlreadyExtended(); // the same request, sent twice at once: the other one applied it
       if (request?.hold_reference) {
@@ -112,7 +110,7 @@ export class JobControlService {
         if (earlier?.state === 'placing') return request.hold_reference;
         throw new ConflictError('An earlier attempt with this Idempotency-Key was abandoned and its credits released; extend again with a new key');
       }
-      const reference = await this.d.holds.beginNext(hold, m);
+      const reference = await this.d.holds.beginNext(m, hold);
       await this.d.extendRequests.setHold(m, keyed.userId, keyed.key, reference);
       return reference;
     });
@@ -121,7 +119,7 @@ export class JobControlService {
   /** The longer duration and the applied hold in one transaction; a job that ended meanwhile gets its hold back. */
   private async apply(address: string, seconds: number, held: { reference: string; holdId: string } | undefined, keyed?: Keyed): Promise<void> {
     let repeated = false;
-    const moved = await this.d.db.transaction(async (m) => {
+    const moved = await this.d.jobs.transaction(async (m) => {
       if (keyed && (await this.d.extendRequests.lock(m, keyed.userId, keyed.key))?.completed) {
         repeated = true; // the same request, sent twice at once: the other one applied it
         return undefined;

@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
-import type { DataSource } from 'typeorm';
 import type { CreditHoldRecord, JobRecord, MarketRecord, PostJobRequest } from '@ocg/contracts';
 import { canonicalJson } from '@ocg/auth';
 import { ConflictError, ServiceUnavailableError } from '@ocg/http';
@@ -18,7 +17,6 @@ import type { MarketWaker } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 
 export interface JobPostDeps {
-  db: DataSource;
   jobs: JobRepository;
   holds: HoldRepository;
   requests: PostRequestRepository;
@@ -104,8 +102,8 @@ export class JobPostService {
 
   /** The definition, the job and its applied hold, all or nothing. */
   private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<void> {
-    await this.d.db.transaction(async (m) => {
-      const definitionCid = await this.d.cas.put(p.def.bytes, caller.userId, m);
+    await this.d.jobs.transaction(async (m) => {
+      const definitionCid = await this.d.cas.put(m, p.def.bytes, caller.userId);
       const inserted = await this.d.jobs.insert(m, {
         address,
         userId: caller.userId,

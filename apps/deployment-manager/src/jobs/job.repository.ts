@@ -1,6 +1,9 @@
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager } from 'typeorm';
 import type { ContentSeal } from '../cas/content-seal';
-import { one, rows, type Queryable } from '../db';
+import { one, Repository, rows } from '../base.repository';
+import { JobEndpointEntity } from './job-endpoint.entity';
+import { JobOpEntity } from './job-op.entity';
+import { JobEntity } from './job.entity';
 import { exposesPublicly, withPrivateLabels } from './private-labels';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
@@ -9,42 +12,60 @@ import { allowedSources, FINAL_STATES, type JobState } from './state';
 export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
 
 /**
- * The SQL of jobs. Every status change is an UPDATE guarded by
- * `status = ANY(<allowed sources>)` from state.ts, so two writers racing
- * (a node finishing, the poster stopping, the sweeper expiring) cannot both
- * move a job, and no write can skip the transition table.
+ * The statements of jobs (and of their ops and endpoints). Every status
+ * change is an UPDATE guarded by `status IN (<allowed sources>)` from
+ * state.ts, so two writers racing (a node finishing, the poster stopping,
+ * the sweeper expiring) cannot both move a job, and no write can skip the
+ * transition table.
  */
-export class JobRepository {
+export class JobRepository extends Repository {
   constructor(
-    private readonly db: DataSource,
+    db: DataSource,
     /** Definitions are stored sealed (ADR 0035); readers open them with definitionOf. */
     private readonly seal: ContentSeal,
-  ) {}
+  ) {
+    super(db);
+  }
 
   /** The job's normalized definition, opened. */
   definitionOf(job: Pick<JobRow, 'address' | 'definition'>): Record<string, unknown> {
     return this.seal.openDefinition(job.address, job.definition);
   }
 
-  async insert(q: Queryable, j: NewJob): Promise<boolean> {
-    const inserted = await rows(
-      q,
-      `INSERT INTO jobs (address, address_lower, user_id, poster_address, market_address, status, definition_cid, definition, exposes,
-                         price_per_second, duration_seconds, max_duration_seconds)
-       VALUES ($1, lower($1), $2, $3, $4, 'QUEUED', $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (address) DO NOTHING RETURNING address`,
-      [j.address, j.userId, j.poster, j.market, j.definitionCid, JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))), j.exposes && exposesPublicly(j.definition), j.pricePerSecond, j.durationSeconds, j.maxDurationSeconds],
-    );
-    return inserted.length === 1;
+  async insert(m: EntityManager, j: NewJob): Promise<boolean> {
+    const inserted = await m
+      .createQueryBuilder()
+      .insert()
+      .into(JobEntity)
+      .values({
+        address: j.address,
+        address_lower: () => 'lower(:address)',
+        user_id: j.userId,
+        poster_address: j.poster,
+        market_address: j.market,
+        status: 'QUEUED',
+        definition_cid: j.definitionCid,
+        definition: this.seal.sealDefinition(j.address, withPrivateLabels(j.definition)),
+        exposes: j.exposes && exposesPublicly(j.definition),
+        price_per_second: String(j.pricePerSecond),
+        duration_seconds: j.durationSeconds,
+        max_duration_seconds: j.maxDurationSeconds,
+      })
+      .setParameter('address', j.address)
+      .orUpdate([], ['address'])
+      .returning('address')
+      .updateEntity(false)
+      .execute();
+    return (inserted.raw as unknown[]).length === 1;
   }
 
-  find(address: string, q: Queryable = this.db): Promise<JobRow | undefined> {
-    return one<JobRow>(q, `SELECT * FROM jobs WHERE address = $1`, [address]);
+  async find(address: string): Promise<JobRow | undefined> {
+    return (await this.db.manager.findOneBy(JobEntity, { address })) ?? undefined;
   }
 
   /** By address ignoring case, as host names compare. */
-  findByLowercase(address: string): Promise<JobRow | undefined> {
-    return one<JobRow>(this.db, `SELECT * FROM jobs WHERE address_lower = lower($1)`, [address]);
+  async findByLowercase(address: string): Promise<JobRow | undefined> {
+    return (await this.jobs().where('j.address_lower = lower(:address)', { address }).getOne()) ?? undefined;
   }
 
   /** A job known to exist (e.g. just moved by this service). */
@@ -55,34 +76,37 @@ export class JobRepository {
   }
 
   /** Locks the row for the rest of the transaction. */
-  lock(q: Queryable, address: string): Promise<JobRow | undefined> {
-    return one<JobRow>(q, `SELECT * FROM jobs WHERE address = $1 FOR UPDATE`, [address]);
+  async lock(m: EntityManager, address: string): Promise<JobRow | undefined> {
+    return (await m.findOne(JobEntity, { where: { address }, lock: { mode: 'pessimistic_write' } })) ?? undefined;
   }
 
   /** Newest first, after the job numbered `beforeSeq` (the cursor). */
   listForUser(userId: string, limit: number, beforeSeq: string | undefined): Promise<JobRow[]> {
-    return rows<JobRow>(this.db, `SELECT * FROM jobs WHERE user_id = $1 AND ($2::bigint IS NULL OR seq < $2::bigint) ORDER BY seq DESC LIMIT $3`, [
-      userId,
-      beforeSeq ?? null,
-      limit,
-    ]);
+    const q = this.jobs().where('j.user_id = :userId', { userId });
+    if (beforeSeq !== undefined) q.andWhere('j.seq < :beforeSeq', { beforeSeq });
+    return q.orderBy('j.seq', 'DESC').limit(limit).getMany();
   }
 
   /** A market's jobs in one status, oldest first, each row with the count of them all (a window over the whole match). */
   ofMarket(market: string, status: JobState, limit: number): Promise<(Pick<JobRow, 'address' | 'status' | 'started_at' | 'ends_at'> & { total: string })[]> {
-    return rows(
-      this.db,
-      `SELECT address, status, started_at, ends_at, count(*) OVER () AS total FROM jobs WHERE market_address = $1 AND status = $2 ORDER BY seq LIMIT $3`,
-      [market, status, limit],
-    );
+    return this.jobs()
+      .select('j.address', 'address')
+      .addSelect('j.status', 'status')
+      .addSelect('j.started_at', 'started_at')
+      .addSelect('j.ends_at', 'ends_at')
+      .addSelect('count(*) OVER ()', 'total')
+      .where('j.market_address = :market AND j.status = :status', { market, status })
+      .orderBy('j.seq')
+      .limit(limit)
+      .getRawMany();
   }
 
   ops(address: string): Promise<OpRow[]> {
-    return rows<OpRow>(this.db, `SELECT * FROM job_ops WHERE job_address = $1 ORDER BY op_index, op_id`, [address]);
+    return this.db.manager.find(JobOpEntity, { where: { job_address: address }, order: { op_index: 'ASC', op_id: 'ASC' } });
   }
 
   endpoints(address: string): Promise<EndpointRow[]> {
-    return rows<EndpointRow>(this.db, `SELECT * FROM job_endpoints WHERE job_address = $1 ORDER BY op_id, port`, [address]);
+    return this.db.manager.find(JobEndpointEntity, { where: { job_address: address }, order: { op_id: 'ASC', port: 'ASC' } });
   }
 
   /**
@@ -102,7 +126,9 @@ export class JobRepository {
   /** A lock per node makes its concurrent claims count one after another, so together they never pass the capacity. */
   private claimQueued(market: string, node: string, capacity: number): Promise<JobRow | undefined> {
     return this.db.transaction(async (m) => {
+      // An advisory lock: TypeORM has no word for one.
       await m.query(`SELECT pg_advisory_xact_lock(hashtext('ocg:claim:' || $1))`, [node]);
+      // SQL: a SKIP LOCKED pick, ordered, under a capacity subquery, feeding the guarded UPDATE … RETURNING of one statement.
       return one<JobRow>(
         m,
         `WITH next AS (
@@ -119,15 +145,11 @@ export class JobRepository {
     });
   }
 
-  /** The jobs RUNNING on a node. */
-  runningOn(node: string): Promise<{ address: string }[]> {
-    return rows(this.db, `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' ORDER BY seq`, [node]);
-  }
-
   /** Billing starts when the node gets the job, so a redelivered claim starts its clock again. */
   private redeliver(market: string, node: string, afterSeconds: number): Promise<JobRow | undefined> {
+    // SQL: a SKIP LOCKED pick, ordered, feeding the guarded UPDATE … RETURNING of one statement.
     return one<JobRow>(
-      this.db,
+      this.db.manager,
       `WITH mine AS (
          SELECT address FROM jobs WHERE market_address = $1 AND node_address = $2 AND status = 'RUNNING' AND acked_at IS NULL
            AND started_at <= now() - make_interval(secs => $3)
@@ -142,8 +164,9 @@ export class JobRepository {
 
   /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */
   requeueUnacknowledged(leaseSeconds: number, limit: number): Promise<JobRow[]> {
+    // SQL: a SKIP LOCKED pick, ordered, feeding the guarded UPDATE … RETURNING of one statement.
     return rows<JobRow>(
-      this.db,
+      this.db.manager,
       `WITH stale AS (
          SELECT address FROM jobs WHERE status = 'RUNNING' AND acked_at IS NULL AND started_at < now() - make_interval(secs => $1)
          ORDER BY started_at LIMIT $2 FOR UPDATE SKIP LOCKED
@@ -160,45 +183,50 @@ export class JobRepository {
    * (e.g. `now()`, `ends_at`), the moment billing stops. Answers the row when
    * this call moved it, nothing when the job was not in a state that may move.
    */
-  end(q: Queryable, address: string, to: JobState, reason: string, finishedAt: BillingEnd, extra: { userId?: string; node?: string } = {}): Promise<JobRow | undefined> {
+  async end(m: EntityManager, address: string, to: JobState, reason: string, finishedAt: BillingEnd, extra: { userId?: string; node?: string } = {}): Promise<JobRow | undefined> {
     if (!FINAL_STATES.includes(to)) throw new Error(`end() moves jobs to final states only, not ${to}`);
-    return one<JobRow>(
-      q,
-      `UPDATE jobs SET status = $2, end_reason = $3, updated_at = now(),
-                       finished_at = LEAST(now(), GREATEST(COALESCE(started_at, created_at), ${finishedAt}))
-       WHERE address = $1 AND status = ANY($4) AND ($5::text IS NULL OR user_id = $5) AND ($6::text IS NULL OR node_address = $6)
-       RETURNING *`,
-      [address, to, reason, allowedSources(to), extra.userId ?? null, extra.node ?? null],
-    );
+    const q = this.moving(m, to)
+      .set({ status: to, end_reason: reason, updated_at: () => 'now()', finished_at: () => `LEAST(now(), GREATEST(COALESCE(started_at, created_at), ${finishedAt}))` })
+      .andWhere('address = :address', { address });
+    if (extra.userId !== undefined) q.andWhere('user_id = :userId', { userId: extra.userId });
+    if (extra.node !== undefined) q.andWhere('node_address = :node', { node: extra.node });
+    return returned(await q.returning('*').execute());
   }
 
   /** Adds paid seconds to a job that has not ended; nothing when it ended or the total would pass its maximum. */
-  extend(q: Queryable, address: string, seconds: number): Promise<JobRow | undefined> {
-    return one<JobRow>(
-      q,
-      `UPDATE jobs SET duration_seconds = duration_seconds + $2, ends_at = ends_at + make_interval(secs => $2), updated_at = now()
-       WHERE address = $1 AND status IN ('QUEUED', 'RUNNING') AND (ends_at IS NULL OR ends_at > now())
-         AND duration_seconds + $2 <= max_duration_seconds
-       RETURNING *`,
-      [address, seconds],
-    );
+  async extend(m: EntityManager, address: string, seconds: number): Promise<JobRow | undefined> {
+    const moved = await this.updating(m)
+      .set({ duration_seconds: () => 'duration_seconds + :seconds', ends_at: () => 'ends_at + make_interval(secs => :seconds)', updated_at: () => 'now()' })
+      .where(`address = :address AND status IN ('QUEUED', 'RUNNING') AND (ends_at IS NULL OR ends_at > now())`, { address })
+      .andWhere('duration_seconds + :seconds <= max_duration_seconds', { seconds })
+      .returning('*')
+      .execute();
+    return returned(moved);
   }
 
-  setResult(q: Queryable, address: string, resultCid: string): Promise<unknown> {
-    return q.query(`UPDATE jobs SET result_cid = COALESCE(result_cid, $2), updated_at = now() WHERE address = $1`, [address, resultCid]);
+  async setResult(m: EntityManager, address: string, resultCid: string): Promise<void> {
+    await this.updating(m)
+      .set({ result_cid: () => 'COALESCE(result_cid, :resultCid)', updated_at: () => 'now()' })
+      .where('address = :address', { address, resultCid })
+      .execute();
   }
 
   /** The node was heard from about these jobs: the silence clock restarts, and a provisional claim is acknowledged. */
-  touch(node: string, addresses: string[]): Promise<unknown> {
-    return this.db.query(`UPDATE jobs SET last_seen_at = now(), acked_at = COALESCE(acked_at, now()) WHERE node_address = $1 AND status = 'RUNNING' AND address = ANY($2)`, [
-      node,
-      addresses,
-    ]);
+  async touch(node: string, addresses: string[]): Promise<void> {
+    await this.updating()
+      .set({ last_seen_at: () => 'now()', acked_at: () => 'COALESCE(acked_at, now())' })
+      .where(`node_address = :node AND status = 'RUNNING' AND address = ANY(:addresses)`, { node, addresses })
+      .execute();
   }
 
   /** Of these addresses, the jobs as the control plane sees them (for a node's sync). */
   some(addresses: string[]): Promise<Pick<JobRow, 'address' | 'status' | 'node_address' | 'end_reason' | 'ends_at'>[]> {
-    return rows(this.db, `SELECT address, status, node_address, end_reason, ends_at FROM jobs WHERE address = ANY($1)`, [addresses]);
+    return this.jobs().select(['j.address', 'j.status', 'j.node_address', 'j.end_reason', 'j.ends_at']).where('j.address = ANY(:addresses)', { addresses }).getMany();
+  }
+
+  /** The jobs RUNNING on a node. */
+  runningOn(node: string): Promise<{ address: string }[]> {
+    return this.addresses().where(`j.node_address = :node AND j.status = 'RUNNING'`, { node }).orderBy('j.seq').getMany();
   }
 
   /**
@@ -206,67 +234,111 @@ export class JobRepository {
    * ones: a node that never named a job may never have had its claim (it goes back to the queue instead).
    */
   missingFromNode(node: string, listed: string[], graceSeconds: number): Promise<{ address: string }[]> {
-    return rows(
-      this.db,
-      `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' AND acked_at IS NOT NULL AND NOT (address = ANY($2))
-         AND started_at < now() - make_interval(secs => $3)`,
-      [node, listed, graceSeconds],
-    );
+    return this.addresses()
+      .where(`j.node_address = :node AND j.status = 'RUNNING' AND j.acked_at IS NOT NULL AND NOT (j.address = ANY(:listed))`, { node, listed })
+      .andWhere('j.started_at < now() - make_interval(secs => :graceSeconds)', { graceSeconds })
+      .getMany();
   }
 
   dueToEnd(limit: number): Promise<{ address: string }[]> {
-    return rows(this.db, `SELECT address FROM jobs WHERE status = 'RUNNING' AND ends_at <= now() ORDER BY ends_at LIMIT $1`, [limit]);
+    return this.addresses().where(`j.status = 'RUNNING' AND j.ends_at <= now()`).orderBy('j.ends_at').limit(limit).getMany();
   }
 
   queuedTooLong(timeoutSeconds: number, limit: number): Promise<{ address: string }[]> {
-    return rows(this.db, `SELECT address FROM jobs WHERE status = 'QUEUED' AND created_at < now() - make_interval(secs => $1) ORDER BY seq LIMIT $2`, [
-      timeoutSeconds,
-      limit,
-    ]);
+    return this.addresses()
+      .where(`j.status = 'QUEUED' AND j.created_at < now() - make_interval(secs => :timeoutSeconds)`, { timeoutSeconds })
+      .orderBy('j.seq')
+      .limit(limit)
+      .getMany();
   }
 
   /** Nodes with a RUNNING job not heard from for `silenceSeconds`. */
   quietNodes(silenceSeconds: number): Promise<{ node_address: string }[]> {
-    return rows(this.db, `SELECT DISTINCT node_address FROM jobs WHERE status = 'RUNNING' AND last_seen_at < now() - make_interval(secs => $1)`, [silenceSeconds]);
+    return this.jobs()
+      .select('j.node_address', 'node_address')
+      .distinct()
+      .where(`j.status = 'RUNNING' AND j.last_seen_at < now() - make_interval(secs => :silenceSeconds)`, { silenceSeconds })
+      .getRawMany();
   }
 
   quietJobsOf(node: string, silenceSeconds: number): Promise<{ address: string }[]> {
-    return rows(this.db, `SELECT address FROM jobs WHERE node_address = $1 AND status = 'RUNNING' AND last_seen_at < now() - make_interval(secs => $2)`, [node, silenceSeconds]);
+    return this.addresses()
+      .where(`j.node_address = :node AND j.status = 'RUNNING' AND j.last_seen_at < now() - make_interval(secs => :silenceSeconds)`, { node, silenceSeconds })
+      .getMany();
   }
 
   /** Ended jobs whose settlement has not finished and that no sweeper is on (lease). */
   unsettled(leaseSeconds: number, limit: number): Promise<{ address: string }[]> {
-    return rows(
-      this.db,
-      `SELECT address FROM jobs WHERE settled_at IS NULL AND finished_at IS NOT NULL
-         AND (settle_attempt_at IS NULL OR settle_attempt_at < now() - make_interval(secs => $1))
-       ORDER BY finished_at LIMIT $2`,
-      [leaseSeconds, limit],
-    );
+    return this.addresses()
+      .where('j.settled_at IS NULL AND j.finished_at IS NOT NULL')
+      .andWhere('(j.settle_attempt_at IS NULL OR j.settle_attempt_at < now() - make_interval(secs => :leaseSeconds))', { leaseSeconds })
+      .orderBy('j.finished_at')
+      .limit(limit)
+      .getMany();
   }
 
   /** Takes the settlement of one ended job for `leaseSeconds`; nothing when it is settled or another holds the lease. */
-  leaseSettlement(address: string, leaseSeconds: number): Promise<JobRow | undefined> {
-    return one<JobRow>(
-      this.db,
-      `UPDATE jobs SET settle_attempt_at = now()
-       WHERE address = $1 AND settled_at IS NULL AND finished_at IS NOT NULL
-         AND (settle_attempt_at IS NULL OR settle_attempt_at < now() - make_interval(secs => $2))
-       RETURNING *`,
-      [address, leaseSeconds],
-    );
+  async leaseSettlement(address: string, leaseSeconds: number): Promise<JobRow | undefined> {
+    const leased = await this.updating()
+      .set({ settle_attempt_at: () => 'now()' })
+      .where('address = :address AND settled_at IS NULL AND finished_at IS NOT NULL', { address })
+      .andWhere('(settle_attempt_at IS NULL OR settle_attempt_at < now() - make_interval(secs => :leaseSeconds))', { leaseSeconds })
+      .returning('*')
+      .execute();
+    return returned(leased);
   }
 
-  releaseLease(address: string): Promise<unknown> {
-    return this.db.query(`UPDATE jobs SET settle_attempt_at = NULL WHERE address = $1 AND settled_at IS NULL`, [address]);
+  async releaseLease(address: string): Promise<void> {
+    await this.updating().set({ settle_attempt_at: null }).where('address = :address AND settled_at IS NULL', { address }).execute();
   }
 
   /** What the job costs, fixed once it ended (the same inputs give the same numbers on every retry). */
-  fixCost(address: string, billedSeconds: number, cost: number): Promise<unknown> {
-    return this.db.query(`UPDATE jobs SET billed_seconds = $2, cost = $3 WHERE address = $1 AND settled_at IS NULL`, [address, billedSeconds, cost]);
+  async fixCost(address: string, billedSeconds: number, cost: number): Promise<void> {
+    await this.updating().set({ billed_seconds: billedSeconds, cost: String(cost) }).where('address = :address AND settled_at IS NULL', { address }).execute();
   }
 
-  markSettled(address: string): Promise<unknown> {
-    return this.db.query(`UPDATE jobs SET settled_at = now(), settle_attempt_at = NULL, updated_at = now() WHERE address = $1 AND settled_at IS NULL`, [address]);
+  async markSettled(address: string): Promise<void> {
+    await this.updating()
+      .set({ settled_at: () => 'now()', settle_attempt_at: null, updated_at: () => 'now()' })
+      .where('address = :address AND settled_at IS NULL', { address })
+      .execute();
   }
+
+  /** Definitions stored before sealing existed (ADR 0035), locked for sealing; SKIP LOCKED shares them among instances starting together. */
+  plaintextDefinitions(m: EntityManager, limit: number): Promise<Pick<JobRow, 'address' | 'definition'>[]> {
+    return m
+      .createQueryBuilder(JobEntity, 'j')
+      .select(['j.address', 'j.definition'])
+      .where(`jsonb_typeof(j.definition) = 'object'`)
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany();
+  }
+
+  async sealDefinition(m: EntityManager, job: Pick<JobRow, 'address' | 'definition'>): Promise<void> {
+    await m.update(JobEntity, { address: job.address }, { definition: this.seal.sealDefinition(job.address, job.definition as object) });
+  }
+
+  private jobs(m: EntityManager = this.db.manager) {
+    return m.createQueryBuilder(JobEntity, 'j');
+  }
+
+  private addresses() {
+    return this.jobs().select('j.address');
+  }
+
+  private updating(m: EntityManager = this.db.manager) {
+    return m.createQueryBuilder().update(JobEntity);
+  }
+
+  /** An UPDATE that moves a job to `to`, from the states the transition table allows only. */
+  private moving(m: EntityManager, to: JobState) {
+    return this.updating(m).where('status IN (:...allowed)', { allowed: allowedSources(to) });
+  }
+}
+
+/** The row an UPDATE … RETURNING * moved (node-pg's shape, as JobRow says); nothing when it matched none. */
+function returned(result: { raw: unknown }): JobRow | undefined {
+  return (result.raw as JobRow[])[0];
 }

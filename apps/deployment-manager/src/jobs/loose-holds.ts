@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type { Logger } from '@ocg/http';
 import type { CreditsClient } from '../clients/credits.client';
 import { InsufficientBalanceError } from '../errors';
@@ -14,7 +13,6 @@ import type { SettlementService } from './settlement.service';
  */
 export class LooseHolds {
   constructor(
-    private readonly db: DataSource,
     private readonly holds: HoldRepository,
     private readonly credits: CreditsClient,
     private readonly settlement: SettlementService,
@@ -57,7 +55,7 @@ export class LooseHolds {
       await this.holds.forget(hold.reference); // never placed, and cannot be now: nothing to release
       return undefined;
     }
-    await this.holds.placed(this.db, hold.reference, holdId, false);
+    await this.holds.placed(this.holds.manager, hold.reference, holdId, false);
     // Ours now, or the request's if it finished meanwhile: released only while it still pays for nothing.
     const now = await this.holds.find(hold.reference);
     // Gone: its request was refused (402) and forgot it before our call placed it. Nothing else knows of that hold,

@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import type {
   ClaimJobRequest,
   ClaimJobResponse,
@@ -24,7 +23,6 @@ import type { SettlementService } from './settlement.service';
 import type { JobState } from './state';
 
 export interface NodeJobsDeps {
-  db: DataSource;
   jobs: JobRepository;
   reports: ReportRepository;
   cas: CasService;
@@ -76,7 +74,7 @@ export class NodeJobsService {
     this.d.markets.forgetNode(node);
     const stopped: string[] = [];
     for (const { address } of await this.d.jobs.runningOn(node)) {
-      const moved = await this.d.jobs.end(this.d.db, address, 'STOPPED', reason, 'now()', { node });
+      const moved = await this.d.jobs.end(this.d.jobs.manager, address, 'STOPPED', reason, 'now()', { node });
       if (!moved) continue;
       stopped.push(address);
       this.d.events.changed(moved);
@@ -87,7 +85,7 @@ export class NodeJobsService {
 
   async report(node: string, address: string, body: ReportJobRequest): Promise<ReportJobResponse> {
     const job = await this.assigned(node, address);
-    await this.d.reports.upsertOps(address, (body.ops ?? []).map(cleanOp));
+    await this.d.reports.upsertOps(this.d.reports.manager, address, (body.ops ?? []).map(cleanOp));
     await this.d.reports.upsertEndpoints(address, (body.endpoints ?? []).map((e, i) => endpointState(address, e, i)));
     if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]); // also acknowledges the claim
     return { stop: job.status !== 'RUNNING' };
@@ -99,9 +97,9 @@ export class NodeJobsService {
     const ops = body.ops.map(cleanOp);
     const { to, reason } = outcome(job, body);
     const result = Buffer.from(JSON.stringify({ job: address, status: body.status, reason: body.reason ?? null, ops: ops.map(withoutLogTail), results: body.results }));
-    const moved = await this.d.db.transaction(async (m) => {
-      const cid = await this.d.cas.put(result, job.user_id, m);
-      await this.d.reports.upsertOps(address, ops, m);
+    const moved = await this.d.jobs.transaction(async (m) => {
+      const cid = await this.d.cas.put(m, result, job.user_id);
+      await this.d.reports.upsertOps(m, address, ops);
       const row = await this.d.jobs.end(m, address, to, reason, 'ends_at', { node });
       await this.d.jobs.setResult(m, address, cid);
       return row;
@@ -138,7 +136,7 @@ export class NodeJobsService {
 
   private async failLost(node: string, listed: string[]): Promise<void> {
     for (const { address } of await this.d.jobs.missingFromNode(node, listed, this.d.lostJobGraceSeconds)) {
-      const moved = await this.d.jobs.end(this.d.db, address, 'FAILED', `node ${node} no longer runs it`, 'last_seen_at', { node });
+      const moved = await this.d.jobs.end(this.d.jobs.manager, address, 'FAILED', `node ${node} no longer runs it`, 'last_seen_at', { node });
       if (!moved) continue;
       this.d.events.changed(moved);
       await this.d.settlement.settle(address);

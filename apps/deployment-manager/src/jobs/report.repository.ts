@@ -1,5 +1,7 @@
+import type { EntityManager } from 'typeorm';
 import type { NodeOpReport } from '@ocg/contracts';
-import type { Queryable } from '../db';
+import { Repository } from '../base.repository';
+import { JobEndpointEntity } from './job-endpoint.entity';
 
 export interface EndpointState {
   op: string;
@@ -9,13 +11,12 @@ export interface EndpointState {
 }
 
 /** What nodes report about a job's ops and endpoints: the latest state of each, one statement per batch. */
-export class ReportRepository {
-  constructor(private readonly db: Queryable) {}
-
+export class ReportRepository extends Repository {
   /** A report without a log tail keeps the one stored: nodes send the tail only when it grew. */
-  async upsertOps(job: string, ops: NodeOpReport[], q: Queryable = this.db): Promise<void> {
+  async upsertOps(m: EntityManager, job: string, ops: NodeOpReport[]): Promise<void> {
     if (ops.length === 0) return;
-    await q.query(
+    // SQL: the upsert keeps the stored log tail when the report carries none (COALESCE with EXCLUDED), which TypeORM's orUpdate cannot say.
+    await m.query(
       `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at, log_tail)
        SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz, r."logTail"
        FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text, "logTail" jsonb)
@@ -28,12 +29,14 @@ export class ReportRepository {
 
   async upsertEndpoints(job: string, endpoints: EndpointState[]): Promise<void> {
     if (endpoints.length === 0) return;
-    await this.db.query(
-      `INSERT INTO job_endpoints (job_address, op_id, port, host_label, status, updated_at)
-       SELECT $1, r.op, r.port, r.host, r.status, now() FROM jsonb_to_recordset($2::jsonb) AS r(op text, port int, host text, status text)
-       ON CONFLICT (job_address, op_id, port) DO UPDATE SET host_label = EXCLUDED.host_label, status = EXCLUDED.status, updated_at = now()`,
-      [job, JSON.stringify(latestBy(endpoints, (e) => `${e.op}:${e.port}`))],
-    );
+    await this.db.manager
+      .createQueryBuilder()
+      .insert()
+      .into(JobEndpointEntity)
+      .values(latestBy(endpoints, (e) => `${e.op}:${e.port}`).map((e) => ({ job_address: job, op_id: e.op, port: e.port, host_label: e.host, status: e.status, updated_at: () => 'now()' })))
+      .orUpdate(['host_label', 'status', 'updated_at'], ['job_address', 'op_id', 'port'])
+      .updateEntity(false)
+      .execute();
   }
 }
 

@@ -1,4 +1,3 @@
-import type { DataSource } from 'typeorm';
 import { isStoreUnavailable, type Logger } from '@ocg/http';
 import type { NodePresence } from '../nodes/node-presence';
 import type { JobEvents } from './job-events';
@@ -22,7 +21,6 @@ export interface SweeperSettings {
 }
 
 export interface SweeperDeps {
-  db: DataSource;
   presence: NodePresence;
   jobs: JobRepository;
   settlement: SettlementService;
@@ -151,7 +149,7 @@ export class Sweeper {
   }
 
   private async end(address: string, to: JobState, reason: string, billingEnd: BillingEnd): Promise<void> {
-    const moved = await this.d.jobs.end(this.d.db, address, to, reason, billingEnd);
+    const moved = await this.d.jobs.end(this.d.jobs.manager, address, to, reason, billingEnd);
     if (!moved) return;
     this.d.logger.info({ job: address, status: to, reason }, 'job ended by the sweeper');
     this.d.events.changed(moved);

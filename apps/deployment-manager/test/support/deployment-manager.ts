@@ -8,6 +8,7 @@ import { createLogger, listen, type RunningServer } from '@ocg/http';
 import { captureLogs } from '@ocg/testing';
 import { buildApp, type DeploymentManagerSettings } from '../../src/app';
 import { loadConfig } from '../../src/config';
+import { entities } from '../../src/entities';
 import { migrations } from '../../src/migrations';
 import { composeServices, type DeploymentManagerServices } from '../../src/services';
 import { INTERNAL_TOKEN, MASTER_KEY, call, type Managers, type Reply, type TestUser } from './managers';
@@ -51,7 +52,7 @@ export async function startDeploymentManager(
   const logs = captureLogs();
   const logger = createLogger({ service: 'deployment-manager', level, destination: logs.stream });
   const log = (lvl: 'debug' | 'info' | 'warn' | 'error', msg: string) => logger[lvl]({ component: 'db' }, msg);
-  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations, log, logging: level === 'trace' });
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations, log, logging: level === 'trace' });
   const redis = opts.redisUrl ? createRedis(opts.redisUrl, { onError: () => undefined }) : new Redis(m.redisUrl);
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
@@ -77,13 +78,9 @@ export async function startDeploymentManager(
   };
 }
 
-/**
- * Another instance's objects without an HTTP app: tsoa's authentication and
- * ioc modules are per process, so a second in-process app would take over
- * the first one's routes. Enough for a second sweeper.
- */
+/** Another instance's objects without an HTTP app: enough for a second sweeper. */
 export async function startSecondInstance(m: Managers): Promise<{ services: DeploymentManagerServices; close(): Promise<void> }> {
-  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities: [], migrations });
+  const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations });
   const redis = new Redis(m.redisUrl);
   const logger = createLogger({ service: 'deployment-manager-2', level: 'silent' });
   const services = composeServices({ logger, db, redis, settings: loadConfig(deploymentManagerEnv(m)) });

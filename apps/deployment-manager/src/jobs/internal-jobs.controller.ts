@@ -1,6 +1,6 @@
 import { Get, Hidden, Path, Query, Route, Security } from '@tsoa/runtime';
 import type { JobPageRecord, JobRouteRecord } from '@ocg/contracts';
-import type { JobQueryService } from '../jobs/job-query.service';
+import type { JobQueryService } from './job-query.service';
 
 /**
  * For the gateway, which serves `https://<job>[-<port>].<node domain>` by

@@ -1,10 +1,10 @@
 import { Body, Get, Header, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
 import type { ErrorBody, ExtendJobRequest, InsufficientBalanceErrorBody, JobRecord, ListJobsResponse, PostJobRequest } from '@ocg/contracts';
-import type { JobControlService } from '../jobs/job-control.service';
-import type { JobPostService } from '../jobs/job-post.service';
-import type { JobQueryService } from '../jobs/job-query.service';
-import { callerOf } from './identity';
+import type { JobControlService } from './job-control.service';
+import type { JobPostService } from './job-post.service';
+import type { JobQueryService } from './job-query.service';
+import { callerOf } from '../identity';
 
 @Route('jobs')
 @Tags('Deployments Jobs')

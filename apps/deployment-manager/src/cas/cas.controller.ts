@@ -2,9 +2,9 @@ import type { Readable } from 'node:stream';
 import { Body, Controller, Get, Path, Post, Produces, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
 import type { ErrorBody, UploadContentRequest, UploadContentResponse } from '@ocg/contracts';
-import type { CasDownloads } from '../cas/cas-downloads';
-import type { CasService } from '../cas/cas.service';
-import { callerOf } from './identity';
+import type { CasDownloads } from './cas-downloads';
+import type { CasService } from './cas.service';
+import { callerOf } from '../identity';
 
 @Route('cas')
 @Tags('Deployments Content')

@@ -1,5 +1,5 @@
 import { identityOf } from '@ocg/auth';
-import type { Caller } from '../jobs/caller';
+import type { Caller } from './jobs/caller';
 
 /** The signed-in user of a bearerAuth route, with the wallet that posts their jobs. */
 export function callerOf(req: object): Caller {

@@ -288,7 +288,7 @@ export interface components {
         NodeLogLine: {
             /**
              * Format: int32
-             * @description Increases by one per line over the op's life, so a follower can tell what it missed.
+             * @description Increases by one per line over the op's life, from 1, so a follower can tell what it missed.
              */
             seq: number;
             stream: components["schemas"]["JobLogStream"];

@@ -100,9 +100,9 @@ export interface GetNodeJobResultsResponse {
 /** One line of an op's output as the node keeps it. */
 export interface NodeLogLine {
   /**
-   * Increases by one per line over the op's life, so a follower can tell what it missed.
+   * Increases by one per line over the op's life, from 1, so a follower can tell what it missed.
    * @isInt
-   * @minimum 0
+   * @minimum 1
    */
   seq: number;
   /** RFC 3339 with nanoseconds, from the engine (nodeerr: the agent's clock). */

@@ -102,7 +102,7 @@ describe('the @ocg/api-client package, installed outside the workspace', () => {
     expect(manifest).toMatchObject({ name: '@ocg/api-client', version: document.info.version, type: 'module', types: './index.d.ts' });
     expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
     expect(tarball).toMatch(new RegExp(`ocg-api-client-${document.info.version}\\.tgz$`));
-    for (const file of ['index.js', 'index.d.ts', 'schema.d.ts', 'openapi.json', 'README.md']) expect(existsSync(join(installed, file))).toBe(true);
+    for (const file of ['index.js', 'index.d.ts', 'schema.d.ts', 'node-schema.d.ts', 'openapi.json', 'node-openapi.json', 'README.md']) expect(existsSync(join(installed, file))).toBe(true);
     expect(JSON.parse(readFileSync(join(installed, 'openapi.json'), 'utf8'))).toEqual(document);
     expect(readFileSync(join(installed, 'index.js'), 'utf8')).not.toMatch(/@ocg\//);
   });

@@ -1,7 +1,7 @@
 /**
  * Builds the publishable package `@ocg/api-client` from libs/api-client:
  * ESM JavaScript and type declarations (tsc), the OpenAPI document it was
- * generated from, its README, and a package.json whose version is the
+ * generated from (and the node API's), its README, and a package.json whose version is the
  * document's `info.version`. Refuses output that imports anything the
  * package does not declare (a workspace lib would not exist for its users).
  *
@@ -35,17 +35,19 @@ export function buildClientPackage(outDir: string): { dir: string; version: stri
     exports: {
       '.': { types: './index.d.ts', default: './index.js' },
       './openapi.json': './openapi.json',
+      './node-openapi.json': './node-openapi.json',
       './package.json': './package.json',
     },
     types: './index.d.ts',
     sideEffects: false,
-    files: ['*.js', '*.d.ts', 'openapi.json', 'README.md'],
+    files: ['*.js', '*.d.ts', 'openapi.json', 'node-openapi.json', 'README.md'],
     engines: { node: '>=20' },
     keywords: ['openapi', 'open-compute-gateway', 'client'],
     dependencies: Object.fromEntries(RUNTIME_DEPENDENCIES.map((name) => [name, workspace.dependencies[name]])),
   };
   writeFileSync(join(dir, 'package.json'), JSON.stringify(manifest, null, 2) + '\n');
   copyFileSync(join(root, 'libs/api-spec/openapi.json'), join(dir, 'openapi.json'));
+  copyFileSync(join(root, 'libs/api-spec/node-openapi.json'), join(dir, 'node-openapi.json'));
   copyFileSync(join(lib, 'README.md'), join(dir, 'README.md'));
   return { dir, version: manifest.version };
 }

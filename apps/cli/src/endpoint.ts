@@ -26,7 +26,7 @@ const CERTIFICATE_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|ERR_TLS_CERT
 const PROBE_TIMEOUT_MS = 10_000;
 
 /** `*.localhost` is loopback (RFC 6761), as curl and browsers treat it; the system resolver may not know it. */
-const lookup: LookupFunction = (hostname, options, callback) => {
+export const loopbackLookup: LookupFunction = (hostname, options, callback) => {
   if (!hostname.endsWith('.localhost')) return dns.lookup(hostname, options, callback);
   if ((options as dns.LookupOptions).all) (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
   else callback(null, '127.0.0.1', 4);
@@ -40,7 +40,7 @@ export function endpointProbe(options: ProbeOptions): Probe {
       const target = new URL(url);
       const client = target.protocol === 'http:' ? http : https;
       const route = via ? { hostname: via.host, port: via.port, servername: target.hostname, headers: { host: target.host } } : {};
-      const req = client.request(target, { method: 'GET', ca, lookup, timeout: PROBE_TIMEOUT_MS, ...route }, (res) => {
+      const req = client.request(target, { method: 'GET', ca, lookup: loopbackLookup, timeout: PROBE_TIMEOUT_MS, ...route }, (res) => {
         res.resume();
         resolve({ status: res.statusCode ?? 0 });
       });
@@ -54,7 +54,7 @@ export function endpointProbe(options: ProbeOptions): Probe {
     });
 }
 
-function readCa(file: string): string {
+export function readCa(file: string): string {
   try {
     return readFileSync(file, 'utf8');
   } catch (err) {

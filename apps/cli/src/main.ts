@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { registerJobValidate } from './commands/job-validate';
 import { registerJobPost } from './commands/job-post';
 import { registerJobManage } from './commands/job-manage';
+import { registerJobNode } from './commands/job-node';
 import { registerKeys } from './commands/keys';
 import { registerSign } from './commands/sign';
 import { registerAdminUser } from './commands/admin-user';
@@ -28,6 +29,7 @@ export function buildProgram(program = new Command('ocg')): Command {
   registerJobValidate(job);
   registerJobPost(job);
   registerJobManage(job);
+  registerJobNode(job);
   registerKeys(program);
   registerSign(program);
   const admin = program.command('admin').description('Operator commands (need an admin API key)');

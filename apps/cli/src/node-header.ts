@@ -5,6 +5,7 @@
  * Users never build these headers by hand (apps/node-agent/README.md, "Node API").
  */
 import { nodeApiMessage } from '@ocg/auth';
+import type { JobRecord } from '@ocg/contracts';
 import { answer, type Gateway } from './gateway';
 import { CliError } from './output';
 
@@ -18,8 +19,12 @@ export interface NodeHeader {
 }
 
 export async function nodeApiHeader(gateway: Gateway, job: string): Promise<NodeHeader> {
-  const record = await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job } } }));
-  if (!record.node) throw new CliError(`job ${job} is ${record.status} and no node has claimed it yet: its node API is not reachable`);
+  return headerFor(gateway, await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job } } })));
+}
+
+/** The header for the job record's node and job. */
+export async function headerFor(gateway: Gateway, record: JobRecord): Promise<NodeHeader> {
+  if (!record.node) throw new CliError(`job ${record.address} is ${record.status} and no node has claimed it yet: its node API is not reachable`);
   const message = nodeApiMessage(record.node, record.address);
   const signed = await answer(gateway, () => gateway.client.POST('/auth/sign-message/external', { body: { message, includeTime: true } }));
   if (signed.timestamp === undefined) throw new CliError('the gateway signed without a timestamp; the node API refuses such headers');

@@ -1,6 +1,9 @@
 /** `ocg job get|stop|extend|list` against real services; a FakeNode runs and finishes jobs. */
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { nodeApiMessage, verifyAuthHeader } from '@ocg/auth';
+import type { GetNodeOpLogsResponse, NodeJobStatus } from '@ocg/contracts';
 import { resolve } from 'node:path';
 import { ocg } from './support/cli';
 import { lossyRelay } from './support/lossy-relay';
@@ -85,6 +88,64 @@ describe('job node-header', () => {
     expect(check).toMatchObject({ ok: true, message: `ocg-node-api:${made.node}:${queued}` });
     const plain = await ocg('job', 'node-header', queued, ...as(user));
     expect(plain.out.trim()).toMatch(new RegExp(`^ocg-node-api:${made.node}:${queued}:\\w+:\\d{13}$`));
+  });
+});
+
+describe('job ops and logs', () => {
+  const seen: { url: string; host?: string; authorization?: string }[] = [];
+  let server: http.Server;
+  let user: TestUser;
+  let address: string;
+  let nodeAddress: string;
+  let nodeUrl: string;
+
+  /** The node's side, answering as the node API's document says: the CLI's request arrives through the gateway's node host. */
+  function nodeApi(req: http.IncomingMessage, res: http.ServerResponse): void {
+    seen.push({ url: req.url ?? '', host: req.headers.host, authorization: req.headers.authorization });
+    const now = new Date().toISOString();
+    const status: NodeJobStatus = {
+      job: address, state: 'running', reason: null, startedAt: now, deadline: now, endedAt: null, currentStage: 'nginx',
+      ops: [{ id: 'nginx', group: 'nginx', stage: 0, opIndex: 0, type: 'container/run', state: 'running', exitCode: null, reason: null, restarts: 1, startedAt: now, endedAt: null, endpoints: [{ port: 80, type: 'web', host: `${address}-80`, url: `https://${address}-80.${NODE_DOMAIN}`, status: 'ONLINE', ready: true }] }],
+    };
+    const logs: GetNodeOpLogsResponse = { job: address, op: 'nginx', lines: [{ seq: 7, time: now, stream: 'stdout', text: 'ready' }, { seq: 8, time: now, stream: 'stderr', text: 'warned' }] };
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify(req.url?.startsWith(`/job/${address}/ops/nginx/logs`) ? logs : status));
+  }
+
+  beforeAll(async () => {
+    server = http.createServer(nodeApi);
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const created = await stack.createMarket({ name: 'Node API' });
+    const apiNode = new FakeNode(stack.gateway);
+    await apiNode.register(created.name, created.joinToken, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    user = await stack.newUser(CREDITS);
+    address = (await call(stack.gateway, 'POST', '/jobs', user.key, { definition, market: created.name, durationSeconds: 600 })).address;
+    await apiNode.claim(created.name);
+    nodeAddress = (await call(stack.gateway, 'GET', `/jobs/${address}`, user.key)).node;
+    nodeUrl = `http://${nodeAddress.toLowerCase()}.${NODE_DOMAIN}:${new URL(stack.gateway).port}`;
+  });
+  afterAll(() => new Promise((done) => server?.close(done)));
+
+  it("asks the job's node through the gateway's node host, signing the header for that node and job", async () => {
+    const run = await ocg('job', 'ops', address, '--node-url', nodeUrl, ...as(user));
+    expect(run.err).toBe('');
+    expect(run.out).toMatch(new RegExp(`^job +${address}\nstate +running\nstage +nginx\n\nOP +GROUP +STATE +EXIT +RESTARTS +ENDPOINTS\nnginx +nginx +running +- +1 +https://${address}-80\\.${NODE_DOMAIN} ONLINE\n$`));
+    const asked = seen.at(-1)!;
+    expect(asked).toMatchObject({ url: `/job/${address}/ops`, host: new URL(nodeUrl).host });
+    expect(verifyAuthHeader(asked.authorization!, user.address, { requireTimestamp: true, expectedMessage: nodeApiMessage(nodeAddress, address) })).toMatchObject({ ok: true });
+  });
+
+  it("prints an op's lines, other streams marked, and passes --tail and --streams on", async () => {
+    const run = await ocg('job', 'logs', address, 'nginx', '--tail', '2', '--streams', 'stdout,stderr', '--node-url', nodeUrl, ...as(user));
+    expect(run.out).toBe('ready\n[stderr] warned\n');
+    expect(seen.at(-1)!.url).toBe(`/job/${address}/ops/nginx/logs?tail=2&streams=stdout%2Cstderr`);
+    expect(JSON.parse((await ocg('job', 'logs', address, 'nginx', '--json', '--node-url', nodeUrl, ...as(user))).out)).toMatchObject({ job: address, op: 'nginx', lines: [{ seq: 7 }, { seq: 8 }] });
+  });
+
+  it("finds the node host beside the job's own hosts without --node-url", async () => {
+    const run = await ocg('job', 'ops', address, ...as(user));
+    expect(run.code).toBe(1);
+    expect(run.err).toContain(`cannot reach the node API at https://${nodeAddress.toLowerCase()}.${NODE_DOMAIN}`);
   });
 });
 

@@ -1,4 +1,5 @@
 /** Every node API route, each auth failure, and the error shapes, against a real job. */
+import { createNodeApiClient } from '@ocg/api-client';
 import { createAuthHeader, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, serve, signedHeader, startTestAgent, waitFor, type TestAgent } from './support/harness';
 import { readNdjson, request, type Answer } from './support/http';
@@ -78,6 +79,12 @@ describe('authentication', () => {
     expectError(await api('GET', `/job/${job}/ops`, 'not-a-signed-header'), 401, 'UnauthorizedError', /malformed/);
   });
 
+  it('answers 400 naming the parameter for a job address longer than the document allows, before the header is looked at', async () => {
+    const answer = await api('GET', `/job/${'x'.repeat(101)}/ops`, null);
+    expectError(answer, 400, 'ValidationError', /\/job: must be at most 100 characters long/);
+    expect(JSON.parse(answer.body).errors).toEqual([{ path: '/job', message: 'must be at most 100 characters long' }]);
+  });
+
   it('answers 404 for a job this node does not run, with the error shape', async () => {
     const unknown = generateWallet().address;
     expectError(await api('GET', `/job/${unknown}/ops`, signedHeader(poster, nodeAddress, unknown)), 404, 'NotFoundError', /not running on this node/);
@@ -129,6 +136,28 @@ describe('reading', () => {
     const body = JSON.parse(answer.body);
     expect(body).toMatchObject({ job, state: 'running', results: { web: {}, later: { ran: [] } } });
     expect(body.results.worker.ticks.length).toBeGreaterThan(0);
+  });
+});
+
+describe('the typed client', () => {
+  const client = () => createNodeApiClient({ baseUrl: t.agent.api.url, authorization: () => signedHeader(poster, nodeAddress, job) });
+
+  it('reads the ops, results and logs of the job', async () => {
+    const ops = await client().GET('/job/{job}/ops', { params: { path: { job } } });
+    expect(ops.data).toMatchObject({ job, state: 'running', currentStage: 'svc' });
+    expect(ops.data?.ops.map((o) => o.id)).toEqual(['web', 'worker', 'later']);
+    const results = await client().GET('/job/{job}/results', { params: { path: { job } } });
+    expect(results.data?.results.later).toEqual({ ran: [] });
+    const logs = await client().GET('/job/{job}/ops/{opid}/logs', { params: { path: { job, opid: 'worker' }, query: { tail: 1, streams: 'stdout' } } });
+    expect(logs.data).toMatchObject({ job, op: 'worker', lines: [{ stream: 'stdout', text: expect.stringMatching(/^tick \d+$/) }] });
+  });
+
+  it('answers errors in the one error shape, the header sent on every call', async () => {
+    const stop = await client().POST('/job/{job}/group/{group}/stop', { params: { path: { job, group: 'nope' } } });
+    expect(stop.response.status).toBe(404);
+    expect(stop.error).toMatchObject({ name: 'NotFoundError', message: expect.stringMatching(/has no group nope/) });
+    const unsigned = await createNodeApiClient({ baseUrl: t.agent.api.url }).GET('/job/{job}/ops', { params: { path: { job } } });
+    expect(unsigned.error).toMatchObject({ name: 'UnauthorizedError', status: 401 });
   });
 });
 

@@ -18,6 +18,10 @@ export interface NormalizeOptions {
   description?: string;
   /** Extra schemas to publish under components.schemas (e.g. the job definition). */
   extraSchemas?: Record<string, Json>;
+  /** Where the operations are served; default the gateway origin. */
+  servers?: Json[];
+  /** The security schemes operations name; default the gateway's three. */
+  securitySchemes?: Record<string, Json>;
 }
 
 export const WIRE_TYPES = ['application/json', 'text/plain', 'multipart/form-data'] as const;
@@ -58,13 +62,13 @@ export function mergeAndNormalize(fragments: ServiceFragment[], opts: NormalizeO
   return {
     openapi: '3.1.0',
     info: { title: opts.title, version: opts.version, ...(opts.description ? { description: opts.description } : {}) },
-    servers: [{ url: '/', description: 'The gateway origin' }],
+    servers: opts.servers ?? [{ url: '/', description: 'The gateway origin' }],
     tags: [...tags.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([name, service]) => ({ name, 'x-service': service })),
     paths: sortKeys(paths),
     components: {
       schemas: sortKeys(schemas),
       responses: errorComponents.responses,
-      securitySchemes: securitySchemes(),
+      securitySchemes: opts.securitySchemes ?? securitySchemes(),
     },
   };
 }

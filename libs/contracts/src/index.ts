@@ -9,3 +9,4 @@ export * from './validation';
 export * from './credits';
 export * from './host';
 export * from './jobs';
+export * from './node';

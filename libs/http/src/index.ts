@@ -35,6 +35,7 @@ export * from './config';
 export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
+export { contractValidation, type ContractValidationOptions } from './contract-validation';
 export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded } from './forward';
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
 export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';

@@ -17,9 +17,10 @@ export class FakeNode {
     return call(this.gateway, 'POST', path, undefined, body, signNodeRequest(this.signer, { method: 'POST', path, body }));
   }
 
-  async register(market: string, joinToken: string): Promise<void> {
+  /** `ingressUrl`: where the gateway sends the node's hosts (default: a port nothing listens on). */
+  async register(market: string, joinToken: string, ingressUrl = 'http://127.0.0.1:9'): Promise<void> {
     const specs = { cpus: 4, memoryBytes: 8 * 2 ** 30, gpus: [] };
-    await this.send('/nodes/register', { market, joinToken, specs, domain: NODE_DOMAIN, ingressUrl: 'http://127.0.0.1:9' });
+    await this.send('/nodes/register', { market, joinToken, specs, domain: NODE_DOMAIN, ingressUrl });
   }
 
   /** Long-polls until a job of the market is claimed. */

@@ -1,18 +1,13 @@
+import { nodeOpenApiDocument, routeTableFrom } from '@ocg/api-spec';
+
 /**
- * What a node host (`<node address>.<node domain>`) reaches: the node API's
- * routes (apps/node-agent README, "Node API") and its health checks, nothing
- * else. A node chose its own ingress URL, so an open path list would let
- * whoever registers a node use the gateway to fetch any path there.
+ * What a node host (`<node address>.<node domain>`) reaches: the operations
+ * of the node API's document (libs/api-spec/node-openapi.json: the job
+ * routes and the health checks), nothing else. A node chose its own ingress
+ * URL, so an open path list would let whoever registers a node use the
+ * gateway to fetch any path there.
  */
-const SEGMENT = '[^/?#]+';
-const NODE_API: [method: string, pattern: RegExp][] = [
-  ['GET', new RegExp(`^/job/${SEGMENT}/ops$`)],
-  ['GET', new RegExp(`^/job/${SEGMENT}/results$`)],
-  ['GET', new RegExp(`^/job/${SEGMENT}/ops/${SEGMENT}/logs$`)],
-  ['POST', new RegExp(`^/job/${SEGMENT}/group/${SEGMENT}/(?:stop|restart)$`)],
-  ['POST', new RegExp(`^/job/${SEGMENT}/group/${SEGMENT}/operation/${SEGMENT}/(?:stop|restart)$`)],
-  ['GET', /^\/(?:healthz|readyz)$/],
-];
+const NODE_API = routeTableFrom(nodeOpenApiDocument as Parameters<typeof routeTableFrom>[0]);
 
 /** A segment that is, once decoded, a dot segment or hides a separator could climb out of the route. */
 function plainSegments(path: string): boolean {
@@ -32,6 +27,6 @@ function plainSegments(path: string): boolean {
 export function isNodeApiRoute(method: string | undefined, url: string | undefined): boolean {
   if (url === undefined) return false;
   const path = url.split('?')[0];
-  const m = method === 'HEAD' ? 'GET' : method;
-  return plainSegments(path) && NODE_API.some(([routeMethod, pattern]) => routeMethod === m && pattern.test(path));
+  // A '#' is no part of a request target: the document's `{job}` would take it as part of a value.
+  return method !== undefined && !path.includes('#') && plainSegments(path) && NODE_API.match(method, path) !== undefined;
 }

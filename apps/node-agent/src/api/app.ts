@@ -1,7 +1,8 @@
 import type { Express } from 'express';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
-import { createApp, healthRoutes, installErrorHandling } from '@ocg/http';
+import { nodeOpenApiDocument } from '@ocg/api-spec';
+import { contractValidation, createApp, healthRoutes, installErrorHandling } from '@ocg/http';
 import type { Executor } from '../executor/executor';
 import { nodeApiRoutes } from './routes';
 
@@ -20,9 +21,14 @@ function assertClean(executor: Executor): void {
   if (objects > 0) throw new Error(`${objects} containers, networks or volumes of ${jobs} ended jobs are still in the engine; removal is being retried`);
 }
 
-/** The node API: health, then the job routes, then the one error shape. */
+/**
+ * The node API: requests and answers held to its document
+ * (libs/api-spec/node-openapi.json), health, then the job routes, then the one error shape.
+ */
 export function buildNodeApi(opts: NodeApiOptions): Express {
-  const app = createApp({ service: 'node-agent', logger: opts.logger });
+  const document = nodeOpenApiDocument as Record<string, unknown>;
+  const app = createApp({ service: 'node-agent', logger: opts.logger, contract: { document, service: 'node-agent' } });
+  app.use(contractValidation({ document }));
   app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()), cleanup: async () => assertClean(opts.executor) }));
   app.use(nodeApiRoutes(opts.executor, opts.node, opts.authMaxAgeSeconds));
   installErrorHandling(app, opts.logger);

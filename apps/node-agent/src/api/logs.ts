@@ -1,4 +1,5 @@
 import type { Request, Response } from 'express';
+import type { GetNodeOpLogsResponse } from '@ocg/contracts';
 import { ValidationError } from '@ocg/http';
 import type { LogBuffer, LogLine, LogStream } from '../executor/log-buffer';
 
@@ -15,7 +16,7 @@ export function sendLogs(req: Request, res: Response, logs: LogBuffer, job: stri
   const tail = parseTail(req.query.tail);
   const lines = logs.lines({ tail, streams });
   if (!isTrue(req.query.follow)) {
-    res.json({ job, op: String(req.params.opid), lines });
+    res.json({ job, op: String(req.params.opid), lines } satisfies GetNodeOpLogsResponse);
     return;
   }
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });

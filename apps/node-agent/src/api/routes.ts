@@ -1,4 +1,5 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
+import type { ControlNodeOpsResponse, GetNodeJobResultsResponse, NodeJobStatus } from '@ocg/contracts';
 import { ConflictError, NotFoundError, ValidationError, type HttpError } from '@ocg/http';
 import { ExecutorError } from '../executor/errors';
 import type { Executor } from '../executor/executor';
@@ -6,14 +7,17 @@ import type { OpStatus } from '../executor/types';
 import { posterAuth } from './auth';
 import { sendLogs } from './logs';
 
-/** Request and response shapes: README.md, "Node API". Handlers are one executor call each. */
+/**
+ * Bodies are the node DTOs of libs/contracts; the routes are described by
+ * libs/api-spec/node-openapi.json (from contract.ts). Handlers are one executor call each.
+ */
 export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSeconds: number): Router {
   const router = Router();
   const auth = posterAuth(executor, node, authMaxAgeSeconds);
   const p = (req: Request, name: string): string => String(req.params[name]);
-  const control = (act: (req: Request) => Promise<OpStatus[]>) => handle(async (req, res) => res.json({ job: executor.status(p(req, 'job')).job, ops: await act(req) }));
+  const control = (act: (req: Request) => Promise<OpStatus[]>) => handle(async (req, res) => res.json({ job: executor.status(p(req, 'job')).job, ops: await act(req) } satisfies ControlNodeOpsResponse));
 
-  router.get('/job/:job/ops', auth, handle((req, res) => res.json(executor.status(p(req, 'job')))));
+  router.get('/job/:job/ops', auth, handle((req, res) => res.json(executor.status(p(req, 'job')) satisfies NodeJobStatus)));
   router.get('/job/:job/results', auth, handle((req, res) => res.json(resultsBody(executor, p(req, 'job')))));
   router.get('/job/:job/ops/:opid/logs', auth, handle((req, res) => sendLogs(req, res, executor.logs(p(req, 'job'), p(req, 'opid')), p(req, 'job'))));
   router.post('/job/:job/group/:group/operation/:opid/stop', auth, control((req) => executor.stopOp(p(req, 'job'), p(req, 'group'), p(req, 'opid'))));
@@ -23,7 +27,7 @@ export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSecond
   return router;
 }
 
-function resultsBody(executor: Executor, job: string) {
+function resultsBody(executor: Executor, job: string): GetNodeJobResultsResponse {
   const status = executor.status(job);
   return { job: status.job, state: status.state, results: executor.results(job) };
 }

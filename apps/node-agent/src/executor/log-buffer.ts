@@ -1,14 +1,10 @@
-/** stdout/stderr of the container; nodeerr: what the node says about the op (pull errors, exits). */
-export type LogStream = 'stdout' | 'stderr' | 'nodeerr';
+import type { JobLogStream, NodeLogLine } from '@ocg/contracts';
 
-export interface LogLine {
-  /** Increases by one per line over the op's life, so a follower can tell what it missed. */
-  seq: number;
-  /** RFC 3339 with nanoseconds, from the engine (nodeerr: the agent's clock). */
-  time: string;
-  stream: LogStream;
-  text: string;
-}
+/** stdout/stderr of the container; nodeerr: what the node says about the op (pull errors, exits). */
+export type LogStream = JobLogStream;
+
+/** `seq` increases by one per line over the op's life, so a follower can tell what it missed (the node API's line). */
+export type LogLine = NodeLogLine;
 
 type Follower = { onLine: (line: LogLine) => void; onEnd: () => void };
 

@@ -1,0 +1,67 @@
+/**
+ * A job's node API through its typed client (`createNodeApiClient`, from
+ * libs/api-spec/node-openapi.json). The header is made here for the user, as
+ * `ocg job node-header` makes it; the node is reached at
+ * `https://<node address>.<node domain>` through the gateway, the domain read
+ * from the job's URLs, or at --node-url.
+ */
+import { Agent } from 'undici';
+import type { Command } from 'commander';
+import { createNodeApiClient, type NodeApiClient } from '@ocg/api-client';
+import type { JobRecord } from '@ocg/contracts';
+import { answer, dataOf, gatewayFrom, reason, withGatewayOptions, type GatewayOptions } from './gateway';
+import { loopbackLookup, readCa } from './endpoint';
+import { headerFor } from './node-header';
+import { CliError } from './output';
+
+export interface NodeApiOptions extends GatewayOptions {
+  nodeUrl?: string;
+  ca?: string;
+}
+
+const REQUEST_TIMEOUT_MS = 60_000;
+
+/** --gateway, --network and --api-key, then where the node API is and which CA signs it. */
+export function withNodeApiOptions(command: Command): Command {
+  return withGatewayOptions(command)
+    .option('--node-url <url>', "the node API's origin (default: https://<node address>.<node domain>, the domain from the job's URLs)")
+    .option('--ca <file>', "PEM of a CA to trust for the node's URL (or set NODE_EXTRA_CA_CERTS)");
+}
+
+export interface NodeApi {
+  client: NodeApiClient;
+  url: string;
+  job: JobRecord;
+}
+
+/** The job's record, a header signed for its node, and a client for that node. */
+export async function nodeApiFor(address: string, options: NodeApiOptions): Promise<NodeApi> {
+  const gateway = gatewayFrom(options);
+  const job = await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } }));
+  const { header, node } = await headerFor(gateway, job);
+  const url = (options.nodeUrl ?? nodeUrlOf(node, job)).replace(/\/+$/, '');
+  const dispatcher = new Agent({ connect: { lookup: loopbackLookup, ...(options.ca ? { ca: readCa(options.ca) } : {}) } });
+  // Node's fetch takes undici's dispatcher: `*.localhost` is loopback, and the CA is trusted, as for the endpoint probe.
+  const timed: typeof fetch = (input, init) => fetch(input, { ...init, dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) } as RequestInit);
+  return { client: createNodeApiClient({ baseUrl: url, authorization: header, fetch: timed }), url, job };
+}
+
+/** The node host beside the job's own hosts: same scheme, domain and port. */
+function nodeUrlOf(node: string, job: JobRecord): string {
+  const seen = job.url ?? job.endpoints[0]?.url;
+  if (!seen) throw new CliError(`job ${job.address} exposes no port, so its node domain is not known here: pass --node-url https://<node address>.<node domain>`);
+  const url = new URL(seen);
+  url.hostname = `${node.toLowerCase()}.${url.hostname.split('.').slice(1).join('.')}`;
+  return url.origin;
+}
+
+/** The data of a node API answer, or a CliError naming the node when it cannot be reached. */
+export async function nodeAnswer<T>(api: NodeApi, call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  try {
+    return dataOf(await call());
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    throw new CliError(`cannot reach the node API at ${api.url}: ${reason(err)}`);
+  }
+}
+

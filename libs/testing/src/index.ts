@@ -17,6 +17,8 @@ export type { CapturedLogs } from './logs';
 export { launchServices } from './stack/launch';
 export type { LaunchOptions, LaunchedStack } from './stack/launch';
 export { STACK_SERVICES } from './stack/services';
+export { isConsoleEvent } from './stack/events';
+export { DEFAULT_RESTART_POLICY, restartDelay, supervise, type RestartPolicy, type Supervisor } from './stack/supervise';
 export { BUSYBOX_IMAGE, ensureBusyboxImage, imageExists } from './images/busybox';
 export { startRegistry, type TestRegistry } from './images/registry';
 export { ensureLocalTls, OPENSSL_INSTALL_HINT, type LocalTls, type LocalTlsOptions } from './tls';

@@ -21,6 +21,7 @@ export { isConsoleEvent } from './stack/events';
 export { DEFAULT_RESTART_POLICY, restartDelay, supervise, type RestartPolicy, type Supervisor } from './stack/supervise';
 export { BUSYBOX_IMAGE, ensureBusyboxImage, imageExists } from './images/busybox';
 export { startRegistry, type TestRegistry } from './images/registry';
+export { ensureNginxOriginImage, NGINX_ORIGIN_BODY, NGINX_ORIGIN_IMAGE } from './images/nginx';
 export { ensureLocalTls, OPENSSL_INSTALL_HINT, type LocalTls, type LocalTlsOptions } from './tls';
 export { startTsProcess, type ManagedProcess, type TsProcessOptions } from './stack/process';
 export { localHttpsDispatcher, localhostLookup, trustLocalCa } from './local-https';

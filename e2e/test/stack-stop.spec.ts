@@ -4,57 +4,22 @@
  * first, so nothing of its jobs is left in Docker, each job is STOPPED and
  * billed, and the next start brings the demo node up again.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { join } from 'node:path';
 import Docker from 'dockerode';
 import { fetch as tlsFetch } from 'undici';
 import { createApiClient, type ApiClient } from '@ocg/api-client';
 import { localHttpsDispatcher, testDatabase, testRedis, waitFor } from '@ocg/testing';
+import { ctrlC, lineOf, startStack, type StackProcess } from './support/stack-process';
 
-const root = resolve(__dirname, '../..');
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 
-interface Stack {
-  child: ChildProcess;
-  lines: string[];
-  exited: Promise<number | null>;
-}
+type Stack = StackProcess;
 
-/** The stack as a terminal runs it: the leader of its own process group. */
-function startStack(env: Record<string, string>): Stack {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'tools/stack/main.ts')], {
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(root, 'tsconfig.json'), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  const lines: string[] = [];
-  for (const s of [child.stdout!, child.stderr!]) createInterface({ input: s }).on('line', (l) => lines.push(l));
-  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
-  return { child, lines, exited };
-}
-
+/** Until the stack has posted its example job and printed the summary. */
 async function ready(stack: Stack): Promise<void> {
-  let gone = false;
-  void stack.exited.then(() => (gone = true));
-  await waitFor(
-    () => {
-      if (gone) throw new Error(`the stack exited:\n${stack.lines.slice(-30).join('\n')}`);
-      return stack.lines.some((l) => l.includes('Its service:')) || undefined;
-    },
-    { timeoutMs: 280_000, intervalMs: 500, what: 'the stack to post its example job' },
-  );
-}
-
-/** Ctrl-C in the terminal: SIGINT to the whole group, and again a moment later. */
-async function ctrlC(stack: Stack): Promise<number | null> {
-  process.kill(-stack.child.pid!, 'SIGINT');
-  await new Promise((r) => setTimeout(r, 300));
-  if (stack.child.exitCode === null) process.kill(-stack.child.pid!, 'SIGINT');
-  const timeout = new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`the stack did not stop:\n${stack.lines.slice(-30).join('\n')}`)), 180_000).unref());
-  return Promise.race([stack.exited, timeout]);
+  await lineOf(stack, /Its service:/, 'the stack to post its example job');
 }
 
 async function nodeObjects(node: string): Promise<string[]> {

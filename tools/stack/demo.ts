@@ -63,12 +63,18 @@ export async function postExample(gateway: string, userKey: string, definition: 
   const user: ApiClient = createApiClient({ baseUrl: gateway, apiKey: userKey });
   const job = must('posting the example job', await user.POST('/jobs', { body: { definition, market: DEMO_MARKET, durationSeconds: 3600 } }));
   const started = Date.now();
+  // A line when something changed, not one per poll.
+  const said = new Set<string>();
+  const sayOnce = (key: string, text: string) => {
+    if (!said.has(key)) onWait(text);
+    said.add(key);
+  };
   const running = await waitFor(
     async () => {
       const res = await user.GET('/jobs/{job}', { params: { path: { job: job.address } } });
       const status = res.data?.status;
       if (status && status !== 'QUEUED' && status !== 'RUNNING') throw new Error(`the example job ended ${status}: ${res.data?.reason}`);
-      onWait(`example job ${job.address} is ${status ?? 'unknown'} (${Math.round((Date.now() - started) / 1000)} s)`);
+      sayOnce(`job ${status}`, `example job ${job.address} is ${status ?? 'unknown'} (${Math.round((Date.now() - started) / 1000)} s)`);
       return status === 'RUNNING' && res.data?.url ? res.data : undefined;
     },
     { timeoutMs: 300000, intervalMs: 1000, what: 'the example job to run' },
@@ -77,7 +83,7 @@ export async function postExample(gateway: string, userKey: string, definition: 
   await waitFor(
     async () => {
       const res = await fetch(url).catch(() => undefined);
-      if (res) onWait(`service ${url} answers ${res.status}`);
+      if (res) sayOnce(`service ${res.status}`, `service ${url} answers ${res.status}`);
       return res?.ok;
     },
     { timeoutMs: 300000, intervalMs: 1000, what: `the example job's service at ${url}` },

@@ -10,12 +10,32 @@
  * and Postgres. Its children run in their own process groups, so the
  * terminal's Ctrl-C reaches only this launcher, which owns the order.
  *
+ * The console gets a line per event (a service ready, the node online, job
+ * and endpoint state changes, warnings and errors); each service's whole log
+ * goes to <data dir>/logs/<service>.log, and LOG_LEVEL=debug shows every line
+ * on the console too. A service or the node agent that dies is started again
+ * after a growing delay (DEFAULT_RESTART_POLICY); only after several restarts
+ * in a row does the stack give up and stop, the node agent first.
+ *
  *   npm run stack    (variables: DATABASE_URL, REDIS_URL, STACK_HOST, GATEWAY_PORT, GATEWAY_HTTP_PORT, STACK_DATA_DIR, STACK_FREE_PORTS=1,
  *                     STACK_PG_PORT, STACK_REDIS_PORT, STACK_DEMO=0, LOG_LEVEL)
  */
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { ensureBusyboxImage, ensureDocker, ensureLocalTls, freePort, launchServices, startPostgresServer, startRedisServer, startTsProcess, trustLocalCa } from '@ocg/testing';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import {
+  DEFAULT_RESTART_POLICY,
+  ensureBusyboxImage,
+  ensureDocker,
+  ensureLocalTls,
+  freePort,
+  isConsoleEvent,
+  launchServices,
+  startPostgresServer,
+  startRedisServer,
+  startTsProcess,
+  supervise,
+  trustLocalCa,
+} from '@ocg/testing';
 import { loadOrCreateSecrets } from './secrets';
 import { DEMO_MARKET, ensureDemo, postExample, waitForNode } from './demo';
 import { requireSupportedNode } from '../node-version';
@@ -24,6 +44,9 @@ requireSupportedNode('stack');
 
 const root = resolve(__dirname, '../..');
 const dataDir = resolve(process.env.STACK_DATA_DIR ?? join(root, '.data'));
+const logDir = join(dataDir, 'logs');
+/** At debug (or trace) every log line reaches the console, request lines included. */
+const allLines = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
 /** Free ports everywhere instead of the fixed defaults (tests run the stack beside anything else). */
 const freePorts = process.env.STACK_FREE_PORTS === '1';
 const port = async (fixed: number, variable?: string): Promise<number> => (process.env[variable ?? ''] ? Number(process.env[variable!]) : freePorts ? freePort() : fixed);
@@ -35,14 +58,26 @@ let stopping = false;
 
 const step = (text: string): void => console.log(`stack: ${text}`);
 
+/** A path as the summary prints it: relative to the checkout (where `npm run stack` runs) when inside it, else absolute. */
+function shown(path: string, base = root): string {
+  const rel = relative(base, path);
+  return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+/** The argument of `require(...)` in a printed command: a relative path must start with `./`. */
+function requirable(path: string, base = root): string {
+  const p = shown(path, base);
+  return isAbsolute(p) ? p : `./${p}`;
+}
+
 async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }> {
   let databaseUrl = process.env.DATABASE_URL;
   if (!databaseUrl) {
     const t = Date.now();
-    const pg = await startPostgresServer({ dataDir: join(dataDir, 'postgres'), port: await port(54320, 'STACK_PG_PORT'), durable: true, logFile: join(dataDir, 'postgres.log') });
+    const pg = await startPostgresServer({ dataDir: join(dataDir, 'postgres'), port: await port(54320, 'STACK_PG_PORT'), durable: true, logFile: join(logDir, 'postgres.log') });
     stoppers.push({ name: 'postgres', stop: pg.stop });
     databaseUrl = pg.url;
-    step(`embedded Postgres ready on port ${pg.port}, data in .data/postgres (${Date.now() - t} ms)`);
+    step(`embedded Postgres ready on port ${pg.port}, data in ${shown(join(dataDir, 'postgres'))} (${Date.now() - t} ms)`);
   }
   let redisUrl = process.env.REDIS_URL;
   if (!redisUrl) {
@@ -60,9 +95,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown(0));
   const { databaseUrl, redisUrl } = await dependencies();
   const { secrets, created } = loadOrCreateSecrets(join(dataDir, 'secrets.json'));
-  step(`${created ? 'created' : 'using'} the master key, internal token and admin API key in .data/secrets.json`);
+  step(`${created ? 'created' : 'using'} the master key, internal token and admin API key in ${shown(join(dataDir, 'secrets.json'))}`);
   const tls = await ensureLocalTls({ dir: join(dataDir, 'tls'), dnsNames: ['localhost', `*.${NODE_DOMAIN}`], ips: ['127.0.0.1'] });
-  step(`${tls.created ? 'created' : 'using'} a local CA and a certificate for localhost and *.${NODE_DOMAIN} in .data/tls`);
+  step(`${tls.created ? 'created' : 'using'} a local CA and a certificate for localhost and *.${NODE_DOMAIN} in ${shown(join(dataDir, 'tls'))}`);
   trustLocalCa(tls.caCertFile);
 
   const httpsPort = await port(8443, 'GATEWAY_PORT');
@@ -84,11 +119,15 @@ async function main(): Promise<void> {
     },
     onStep: step,
     detached: true,
-    onUnexpectedExit: (name, code) => {
-      step(`${name} exited unexpectedly (code ${code}); stopping the stack`);
+    logDir,
+    allLines,
+    restart: DEFAULT_RESTART_POLICY,
+    onUnexpectedExit: (name, code, reason) => {
+      step(`${reason ?? `${name} exited unexpectedly (code ${code})`}; stopping the stack`);
       void shutdown(1);
     },
   });
+  step(`each service logs to ${shown(logDir)}/<service>.log; ${allLines ? 'every line is shown here too' : 'here: events only (LOG_LEVEL=debug shows every line)'}`);
   stoppers.push({ name: 'services', stop: stack.stop });
   const gateway = `https://localhost:${httpsPort}`;
   const scopes = (await (await fetch(`${gateway}/auth/scopes`)).json()) as { scopes: unknown[] };
@@ -100,7 +139,7 @@ async function main(): Promise<void> {
 
 async function demo(gateway: string, adminKey: string, caFile: string): Promise<{ url: string; link: string; userKey: string } | undefined> {
   // An engine already running is used and left running; one the stack starts keeps its state under the data directory.
-  const docker = await ensureDocker({ logFile: join(dataDir, 'dockerd.log'), dockerdArgs: ['--data-root', join(dataDir, 'docker')] });
+  const docker = await ensureDocker({ logFile: join(logDir, 'dockerd.log'), dockerdArgs: ['--data-root', join(dataDir, 'docker')] });
   if (!docker.available) {
     step(`no demo node: ${docker.reason}`);
     return undefined;
@@ -111,7 +150,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
   await ensureBusyboxImage('ocg/busybox:local');
   const isolation = networkIsolationSetting();
   const ingressPort = await port(8091);
-  const agent = startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), {
+  const agentEnv = {
     ...(process.env as Record<string, string>),
     HOST: '127.0.0.1',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
@@ -129,9 +168,32 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     NETWORK_ISOLATION: isolation,
     // A registry of your own on this machine (docker-registry on 127.0.0.1) may serve the stack's jobs.
     ALLOW_PRIVATE_REGISTRIES: process.env.ALLOW_PRIVATE_REGISTRIES ?? '127.0.0.1,localhost',
-  }, 4, undefined, { detached: true });
+  };
+  const startAgent = () =>
+    startTsProcess('node-agent', join(root, 'apps/node-agent/src/main.ts'), agentEnv, 4, undefined, {
+      detached: true,
+      logFile: join(logDir, 'node-agent.log'),
+      show: allLines ? undefined : isConsoleEvent,
+    });
+  // Started again, it keeps its key and adopts the containers of its running jobs.
+  const agent = supervise(startAgent(), {
+    name: 'node-agent',
+    policy: DEFAULT_RESTART_POLICY,
+    start: startAgent,
+    onStep: step,
+    onGiveUp: (reason) => {
+      step(`${reason}; stopping the stack`);
+      void shutdown(1);
+    },
+  });
   // Draining: every job stopped (grace period), reported and removed.
-  stoppers.push({ name: 'node-agent', stop: () => agent.stop(120_000) });
+  stoppers.push({
+    name: 'node-agent',
+    stop: () => {
+      agent.stop();
+      return agent.current().stop(120_000);
+    },
+  });
   const node = await waitForNode(gateway, adminKey);
   step(`node ${node} online in "${DEMO_MARKET}", ingress http://127.0.0.1:${ingressPort}`);
   const definition = JSON.parse(readFileSync(join(root, 'examples/hello.json'), 'utf8')) as Parameters<typeof postExample>[2];
@@ -153,18 +215,17 @@ function networkIsolationSetting(): string {
 }
 
 function printSummary(gateway: string, httpPort: number, caFile: string, example?: { url: string; link: string; userKey: string }): void {
-  const ca = caFile.replace(`${root}/`, '');
-  const data = dataDir.replace(`${root}/`, '');
+  const ca = shown(caFile);
   const lines = [
     '',
     `  Gateway:      ${gateway}   (plain http://localhost:${httpPort} redirects here)`,
     `  API docs:     ${gateway}/docs`,
     `  Trust the CA: curl --cacert ${ca} ...   |   NODE_EXTRA_CA_CERTS=${ca}   |   cp ${ca} /usr/local/share/ca-certificates/ocg-local.crt && update-ca-certificates`,
-    `  Admin key:    export OCG_API_KEY=$(node -p "require('./${data}/secrets.json').ADMIN_API_KEY")`,
+    `  Admin key:    export OCG_API_KEY=$(node -p "require('${requirable(join(dataDir, 'secrets.json'))}').ADMIN_API_KEY")`,
   ];
   if (example) {
     lines.push(
-      `  Demo key:     export OCG_API_KEY=$(node -p "require('./${data}/demo.json').userKey")`,
+      `  Demo key:     export OCG_API_KEY=$(node -p "require('${requirable(join(dataDir, 'demo.json'))}').userKey")`,
       `  Example job:  ${example.link}`,
       `  Its service:  curl --cacert ${ca} ${example.url}`,
     );

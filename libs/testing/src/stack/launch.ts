@@ -2,10 +2,12 @@
  * Starts the services of the stack as child processes and waits for each
  * /readyz. Used by the stack launcher and by the end-to-end tests.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { waitFor } from '../wait';
+import { isConsoleEvent } from './events';
 import { STACK_SERVICES } from './services';
 import { startTsProcess, type ManagedProcess } from './process';
+import { supervise, type RestartPolicy, type Supervisor } from './supervise';
 
 export interface LaunchOptions {
   databaseUrl: string;
@@ -24,10 +26,16 @@ export interface LaunchOptions {
   serviceEnv?: Record<string, Record<string, string>>;
   /** Progress lines; the launcher prints them, tests may drop them. */
   onStep?: (text: string) => void;
-  /** Called when a service exits without being asked to. */
-  onUnexpectedExit?: (name: string, code: number | null) => void;
+  /** Called when a service exits without being asked to (with `restart`: when it gives up restarting it). */
+  onUnexpectedExit?: (name: string, code: number | null, reason?: string) => void;
   /** Where service log lines go (default: stdout). */
   onLine?: (line: string) => void;
+  /** Each service's whole output goes to `<logDir>/<service>.log`; `onLine` then gets only its events (see `isConsoleEvent`). */
+  logDir?: string;
+  /** With `logDir`: every line reaches `onLine` too (LOG_LEVEL=debug in the stack). */
+  allLines?: boolean;
+  /** A service that dies after it was ready is started again (see `supervise`), a line on `onStep` saying so. */
+  restart?: RestartPolicy;
   /** Each service in its own process group: a terminal's Ctrl-C reaches only the launcher, which stops them in order. */
   detached?: boolean;
 }
@@ -44,9 +52,11 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
   const host = opts.host ?? '127.0.0.1';
   const urls: Record<string, string> = {};
   const processes = new Map<string, ManagedProcess>();
+  const supervisors: Supervisor[] = [];
   let stopping = false;
   const stop = async () => {
     stopping = true;
+    for (const supervisor of supervisors) supervisor.stop();
     for (const proc of [...processes.values()].reverse()) await proc.stop();
   };
   try {
@@ -74,12 +84,35 @@ export async function launchServices(opts: LaunchOptions): Promise<LaunchedStack
         ...opts.serviceEnv?.[service.name],
       };
       const defined = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as Record<string, string>;
-      const proc = startTsProcess(service.name, resolve(root, service.entry), defined, index, opts.onLine, { detached: opts.detached });
+      const start = () =>
+        startTsProcess(service.name, resolve(root, service.entry), defined, index, opts.onLine, {
+          detached: opts.detached,
+          logFile: opts.logDir ? join(opts.logDir, `${service.name}.log`) : undefined,
+          show: opts.logDir && !opts.allLines ? isConsoleEvent : undefined,
+        });
+      const proc = start();
       processes.set(service.name, proc);
-      void proc.exited.then((code) => {
-        if (!stopping) opts.onUnexpectedExit?.(service.name, code);
-      });
+      if (!opts.restart) {
+        void proc.exited.then((code) => {
+          if (!stopping) opts.onUnexpectedExit?.(service.name, code);
+        });
+      }
       await waitReady(service.name, urls[service.name], proc, opts.onStep);
+      if (opts.restart) {
+        supervisors.push(
+          supervise(proc, {
+            name: service.name,
+            policy: opts.restart,
+            start,
+            onStart: (next) => processes.set(service.name, next),
+            ready: (next) => waitReady(service.name, urls[service.name], next, opts.onStep),
+            onStep: (text) => opts.onStep?.(text),
+            onGiveUp: (reason) => {
+              if (!stopping) opts.onUnexpectedExit?.(service.name, processes.get(service.name)?.child.exitCode ?? null, reason);
+            },
+          }),
+        );
+      }
     }
   } catch (err) {
     await stop();

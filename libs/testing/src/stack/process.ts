@@ -1,18 +1,20 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const COLORS = [36, 35, 33, 32, 34, 31];
 const ROOT_TSCONFIG = resolve(__dirname, '../../../../tsconfig.json');
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 
-/** One pino JSON line as `name | level message {extra}`; other lines as they are. */
-function formatLine(name: string, color: number, line: string): string {
+/** One pino JSON line as `name | level message {extra}`; other lines as they are. A longer extra is cut at `maxExtra` characters. */
+function formatLine(name: string, color: number, line: string, maxExtra = Infinity): string {
   const label = useColor ? `\x1b[${color}m${name.padEnd(18)}\x1b[0m|` : `${name.padEnd(18)}|`;
   try {
     const { level, msg, time: _t, pid: _p, hostname: _h, service: _s, ...rest } = JSON.parse(line);
     const levels: Record<number, string> = { 10: 'trace', 20: 'debug', 30: 'info', 40: 'warn', 50: 'error', 60: 'fatal' };
-    const extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+    let extra = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+    if (extra.length > maxExtra) extra = `${extra.slice(0, maxExtra)}…`;
     return `${label} ${levels[level] ?? level} ${msg ?? ''}${extra}`;
   } catch {
     return `${label} ${line}`;
@@ -33,7 +35,14 @@ export interface TsProcessOptions {
    * its children stop.
    */
   detached?: boolean;
+  /** Every line of its output is appended here, as written (JSON lines stay JSON). */
+  logFile?: string;
+  /** Only the lines this accepts reach `onLine` (default: all); their extra fields are shortened, the file has them whole. */
+  show?: (line: string) => boolean;
 }
+
+/** How long the extra fields of a line shown beside a log file may be. */
+const SHOWN_EXTRA = 240;
 
 /** Starts a TypeScript entry under tsx, prefixing its output with its name. */
 export function startTsProcess(
@@ -51,9 +60,17 @@ export function startTsProcess(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const color = COLORS[index % COLORS.length];
+  const file = opts.logFile ? openLog(opts.logFile) : undefined;
+  const show = opts.show ?? (() => true);
+  const maxExtra = opts.show ? SHOWN_EXTRA : Infinity;
   for (const stream of [child.stdout!, child.stderr!]) {
-    createInterface({ input: stream }).on('line', (line) => onLine(formatLine(name, color, line)));
+    createInterface({ input: stream }).on('line', (line) => {
+      file?.write(`${line}\n`);
+      if (show(line)) onLine(formatLine(name, color, line, maxExtra));
+    });
   }
+  // After every line of its output: 'close' follows the end of its streams.
+  child.once('close', () => file?.end());
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async (graceMs = 10000) => {
     if (child.exitCode !== null || child.signalCode !== null) return;
@@ -63,4 +80,16 @@ export function startTsProcess(
     clearTimeout(timer);
   };
   return { name, child, exited, stop };
+}
+
+/** An append stream that reports a failure once on the console instead of crashing the caller. */
+function openLog(file: string): WriteStream {
+  mkdirSync(dirname(file), { recursive: true });
+  const stream = createWriteStream(file, { flags: 'a' });
+  let reported = false;
+  stream.on('error', (err) => {
+    if (!reported) console.error(`cannot write ${file}: ${err.message}`);
+    reported = true;
+  });
+  return stream;
 }

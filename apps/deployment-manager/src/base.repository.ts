@@ -6,7 +6,7 @@ import type { DataSource, EntityManager } from 'typeorm';
  * first argument) and the DataSource's own manager for a statement that
  * stands alone (`manager`, autocommit).
  */
-export abstract class Repository {
+export abstract class BaseRepository {
   constructor(protected readonly db: DataSource) {}
 
   get manager(): EntityManager {

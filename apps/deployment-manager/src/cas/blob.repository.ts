@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { Repository } from '../base.repository';
+import { BaseRepository } from '../base.repository';
 import { BlobReaderEntity } from './blob-reader.entity';
 import { BlobEntity } from './blob.entity';
 
@@ -11,7 +11,7 @@ export interface HeldUploads {
 }
 
 /** The statements of the content-addressed store: blobs and who may read them. */
-export class BlobRepository extends Repository {
+export class BlobRepository extends BaseRepository {
   /** One upload per user at a time: the quota check and the insert must not interleave. */
   async lockUploads(m: EntityManager, userId: string): Promise<void> {
     // SQL: an advisory lock, which TypeORM has no word for.

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { Repository } from '../base.repository';
+import { BaseRepository } from '../base.repository';
 import { JobExtendRequestEntity } from './job-extend-request.entity';
 
 export interface ExtendRequest {
@@ -15,7 +15,7 @@ export interface ExtendRequest {
  * creates the hold row, and `completed` in the one that applies it, so a
  * retry finds exactly how far the first attempt got.
  */
-export class ExtendRequestRepository extends Repository {
+export class ExtendRequestRepository extends BaseRepository {
   /** The request under this key (taken now if it was free). */
   async reserve(userId: string, key: string, hash: string, job: string): Promise<ExtendRequest> {
     await this.db.manager

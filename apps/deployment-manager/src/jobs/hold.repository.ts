@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { Repository, rows } from '../base.repository';
+import { BaseRepository, rows } from '../base.repository';
 import { JobHoldEntity } from './job-hold.entity';
 
 /**
@@ -32,7 +32,7 @@ export interface NewHold {
   seconds: number;
 }
 
-export class HoldRepository extends Repository {
+export class HoldRepository extends BaseRepository {
   /** Records the intent before calling client-manager, so a crash in between leaves a trace the sweeper follows. */
   async begin(h: NewHold): Promise<void> {
     await this.db.manager

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ContentSeal } from '../cas/content-seal';
-import { one, Repository, rows } from '../base.repository';
+import { BaseRepository, one, rows } from '../base.repository';
 import { JobEndpointEntity } from './job-endpoint.entity';
 import { JobOpEntity } from './job-op.entity';
 import { JobEntity } from './job.entity';
@@ -18,7 +18,7 @@ export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
  * the sweeper expiring) cannot both move a job, and no write can skip the
  * transition table.
  */
-export class JobRepository extends Repository {
+export class JobRepository extends BaseRepository {
   constructor(
     db: DataSource,
     /** Definitions are stored sealed (ADR 0035); readers open them with definitionOf. */
@@ -126,7 +126,7 @@ export class JobRepository extends Repository {
   /** A lock per node makes its concurrent claims count one after another, so together they never pass the capacity. */
   private claimQueued(market: string, node: string, capacity: number): Promise<JobRow | undefined> {
     return this.db.transaction(async (m) => {
-      // An advisory lock: TypeORM has no word for one.
+      // SQL: an advisory lock, which TypeORM has no word for.
       await m.query(`SELECT pg_advisory_xact_lock(hashtext('ocg:claim:' || $1))`, [node]);
       // SQL: a SKIP LOCKED pick, ordered, under a capacity subquery, feeding the guarded UPDATE … RETURNING of one statement.
       return one<JobRow>(

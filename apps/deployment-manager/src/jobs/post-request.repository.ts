@@ -1,4 +1,4 @@
-import { Repository } from '../base.repository';
+import { BaseRepository } from '../base.repository';
 import { JobPostRequestEntity } from './job-post-request.entity';
 
 export interface PostReservation {
@@ -13,7 +13,7 @@ export interface PostReservation {
  * with the job address it stands for, so a retry (even of a request that
  * died halfway) reuses the address, and with it the job and its hold.
  */
-export class PostRequestRepository extends Repository {
+export class PostRequestRepository extends BaseRepository {
   /** The job address an earlier request with this key and hash stands for; undefined when there was none. */
   async earlier(userId: string, key: string, hash: string): Promise<string | undefined> {
     const row = await this.db.manager.findOne(JobPostRequestEntity, { select: { job_address: true }, where: { user_id: userId, idempotency_key: key, request_hash: hash } });

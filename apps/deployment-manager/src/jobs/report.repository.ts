@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import type { NodeOpReport } from '@ocg/contracts';
-import { Repository } from '../base.repository';
+import { BaseRepository } from '../base.repository';
 import { JobEndpointEntity } from './job-endpoint.entity';
 
 export interface EndpointState {
@@ -11,7 +11,7 @@ export interface EndpointState {
 }
 
 /** What nodes report about a job's ops and endpoints: the latest state of each, one statement per batch. */
-export class ReportRepository extends Repository {
+export class ReportRepository extends BaseRepository {
   /** A report without a log tail keeps the one stored: nodes send the tail only when it grew. */
   async upsertOps(m: EntityManager, job: string, ops: NodeOpReport[]): Promise<void> {
     if (ops.length === 0) return;

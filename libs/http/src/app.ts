@@ -1,7 +1,7 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
-import { negotiation } from './negotiate';
+import { installNegotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { callContextMiddleware } from './call-context';
 import { INTERNAL_TOKEN_HEADER } from './service-client';
@@ -112,7 +112,7 @@ export function createApp(opts: HttpAppOptions): Express {
   app.use(callContextMiddleware());
   app.use(requestLogging(opts.logger));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
-  app.use(negotiation());
+  installNegotiation(app);
   app.use(requestCheck(opts.contract));
   return app;
 }

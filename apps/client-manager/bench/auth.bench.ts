@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSigner, generateApiKey, generateWallet, signForExternal } from '@ocg/auth';
-import { ensureLocalTls, freePorts, launchServices, load, profileEnv, ratioLine, startBareServer, testDatabase, testRedis, trustLocalCa, verdict, type Load } from '@ocg/testing';
+import { ensureLocalTls, freePorts, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, startBareServer, testDatabase, testRedis, trustLocalCa, verdict, type Load } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -93,10 +93,12 @@ async function main(): Promise<void> {
     await get(`${direct}/auth/scopes`);
     await validate(direct, apiKey);
     await validate(gateway, apiKey);
+    const pids = { 'client-manager': stack.processes.get('client-manager')?.child.pid, gateway: stack.processes.get('gateway')?.child.pid };
+    const cm = { 'client-manager': pids['client-manager'] };
     const baseline = await get(bare.url);
-    const scopes = await get(`${direct}/auth/scopes`);
-    const validDirect = await validate(direct, apiKey);
-    const validGateway = await validate(gateway, apiKey);
+    const scopes = await perCore(cm, () => get(`${direct}/auth/scopes`), seconds);
+    const validDirect = await perCore(cm, () => validate(direct, apiKey), seconds);
+    const validGateway = await perCore(pids, () => validate(gateway, apiKey), seconds);
 
     const messages = Array.from({ length: 100 }, (_, i) => `job-${i}-${randomBytes(8).toString('hex')}`);
     await signLatency(direct, apiKey, messages.slice(0, 10)); // warm the signer cache
@@ -104,15 +106,16 @@ async function main(): Promise<void> {
     const signDirect = await signLatency(direct, apiKey, messages);
     const signGateway = await signLatency(gateway, apiKey, messages);
 
-    const row = (label: string, l: Load) => `    ${label.padEnd(40)} ${l.rps.toFixed(0).padStart(6)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms`;
+    const row = (label: string, l: Load, per?: Record<string, number | undefined>) =>
+      `    ${label.padEnd(42)} ${l.rps.toFixed(0).padStart(6)} req/s, p50 ${l.p50} ms, p99 ${l.p99} ms${per ? `; ${perCoreLine(per)}` : ''}`;
     console.log(`bench client-manager: ${connections} connections, ${seconds} s per load; ${signRounds} sign rounds`);
     console.log(row('bare express, same bytes (baseline)', baseline));
-    console.log(row('GET /auth/scopes direct', scopes));
-    console.log(row('POST /auth/validate-api-key direct', validDirect));
-    console.log(row('POST /auth/validate-api-key HTTPS gateway', validGateway));
-    console.log(`  GET /auth/scopes direct / baseline:            ${ratioLine(scopes.rps, baseline.rps, 0.6)}`);
-    console.log(`  validate-api-key (warm) direct / baseline:     ${ratioLine(validDirect.rps, baseline.rps, 0.5)}`);
-    console.log(`  validate-api-key via HTTPS gateway p99:        ${validGateway.p99} ms (target < 5 ms) ${verdict(validGateway.p99 < 5, 'ABOVE TARGET')}`);
+    console.log(row('GET /auth/scopes direct', scopes.load, scopes.perCore));
+    console.log(row('POST /auth/validate-api-key direct', validDirect.load, validDirect.perCore));
+    console.log(row('POST /auth/validate-api-key HTTPS gateway', validGateway.load, validGateway.perCore));
+    console.log(`  GET /auth/scopes direct / baseline:            ${ratioLine(scopes.load.rps, baseline.rps, 0.6)}`);
+    console.log(`  validate-api-key (warm) direct / baseline:     ${ratioLine(validDirect.load.rps, baseline.rps, 0.5)}`);
+    console.log(`  validate-api-key via HTTPS gateway p99:        ${validGateway.load.p99} ms (target < 5 ms) ${verdict(validGateway.load.p99 < 5, 'ABOVE TARGET')}`);
     console.log('  POST /auth/sign-messages/external, 100 messages (median)');
     console.log(`    in-process signing (baseline): ${signBaseline.toFixed(2)} ms`);
     console.log(`    direct to client-manager:      ${signDirect.toFixed(2)} ms (${(signDirect / signBaseline).toFixed(1)}x baseline) ${verdict(signDirect < 20, 'ABOVE TARGET')}`);

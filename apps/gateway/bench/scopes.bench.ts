@@ -7,7 +7,7 @@
  *
  *   nx run gateway:bench   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_DIR)
  */
-import { freePorts, launchServices, load, profileEnv, ratioLine, testDatabase, testRedis } from '@ocg/testing';
+import { freePorts, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, testDatabase, testRedis } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -23,11 +23,13 @@ async function main(): Promise<void> {
     const viaGateway = `${stack.urls.gateway}/auth/scopes`;
     await measure(direct); // warm both paths: JIT, keep-alive sockets
     await measure(viaGateway);
-    const d = await measure(direct);
-    const g = await measure(viaGateway);
+    const pid = (name: string) => stack.processes.get(name)?.child.pid;
+    const { load: d } = await perCore({ 'client-manager': pid('client-manager') }, () => measure(direct), seconds);
+    const { load: g, perCore: cpu } = await perCore({ gateway: pid('gateway'), 'client-manager': pid('client-manager') }, () => measure(viaGateway), seconds);
     console.log(`bench gateway: GET /auth/scopes, ${connections} connections, ${seconds} s each`);
     console.log(`  direct to client-manager: ${d.rps.toFixed(0)} req/s, p99 ${d.p99} ms`);
     console.log(`  through the gateway:      ${g.rps.toFixed(0)} req/s, p99 ${g.p99} ms`);
+    console.log(`  CPU through the gateway:  ${perCoreLine(cpu)}`);
     console.log(`  ratio gateway/direct:     ${ratioLine(g.rps, d.rps, 0.8)}`);
   } finally {
     await stack.stop();

@@ -2,6 +2,7 @@
  * What the `bench` targets share: a bounded autocannon run, a bare express
  * server as the baseline, and the verdict line every target prints.
  */
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort } from '../ports';
@@ -73,4 +74,41 @@ export async function startBareServer(body: string): Promise<BareServer> {
 export function profileEnv(): Record<string, string> {
   const dir = process.env.BENCH_PROFILE_DIR;
   return dir ? { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --cpu-prof --cpu-prof-dir=${resolve(dir)}`.trim() } : {};
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
+export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Requests per second one core of each process sustains during `run`: the
+ * requests served divided by the CPU time each process used, so the other
+ * work on the machine (which stretches wall time) does not count.
+ */
+export async function perCore(pids: Record<string, number | undefined>, run: () => Promise<Load>, seconds: number): Promise<{ load: Load; perCore: Record<string, number | undefined> }> {
+  const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
+  const result = await run();
+  const requests = result.rps * seconds;
+  const per: Record<string, number | undefined> = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    const start = before[name];
+    const end = cpuSecondsOf(pid);
+    per[name] = start === undefined || end === undefined || end <= start ? undefined : requests / (end - start);
+  }
+  return { load: result, perCore: per };
+}
+
+/** `client-manager 4100/core, gateway 2900/core` */
+export function perCoreLine(per: Record<string, number | undefined>): string {
+  return Object.entries(per)
+    .map(([name, n]) => `${name} ${n === undefined ? '?' : n.toFixed(0)} req/s per core`)
+    .join(', ');
 }

@@ -5,12 +5,13 @@
  * same run. Prints requests/s, p99 and the ratio. Target: the gateway path at
  * least 0.8x direct.
  *
- *   nx run gateway:bench   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_PROFILE_DIR)
+ *   nx run gateway:bench   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_PROFILE_DIR)
  */
-import { freePorts, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, testDatabase, testRedis } from '@ocg/testing';
+import { freePorts, interleaved, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, testDatabase, testRedis } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
+const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const measure = (url: string) => load(url, { connections, seconds });
 
 async function main(): Promise<void> {
@@ -24,9 +25,12 @@ async function main(): Promise<void> {
     await measure(direct); // warm both paths: JIT, keep-alive sockets
     await measure(viaGateway);
     const pid = (name: string) => stack.processes.get(name)?.child.pid;
-    const { load: d } = await perCore({ 'client-manager': pid('client-manager') }, () => measure(direct), seconds);
-    const { load: g, perCore: cpu } = await perCore({ gateway: pid('gateway'), 'client-manager': pid('client-manager') }, () => measure(viaGateway), seconds);
-    console.log(`bench gateway: GET /auth/scopes, ${connections} connections, ${seconds} s each`);
+    const best = await interleaved(rounds, {
+      direct: () => perCore({ 'client-manager': pid('client-manager') }, () => measure(direct), seconds),
+      gateway: () => perCore({ gateway: pid('gateway'), 'client-manager': pid('client-manager') }, () => measure(viaGateway), seconds),
+    });
+    const [d, g, cpu] = [best.direct.load, best.gateway.load, best.gateway.perCore];
+    console.log(`bench gateway: GET /auth/scopes, ${connections} connections, ${seconds} s each, best of ${rounds} interleaved rounds`);
     console.log(`  direct to client-manager: ${d.rps.toFixed(0)} req/s, p99 ${d.p99} ms`);
     console.log(`  through the gateway:      ${g.rps.toFixed(0)} req/s, p99 ${g.p99} ms`);
     console.log(`  CPU through the gateway:  ${perCoreLine(cpu)}`);

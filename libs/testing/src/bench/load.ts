@@ -50,6 +50,7 @@ export function ratioLine(value: number, baseline: number, target: number): stri
 
 export interface BareServer {
   url: string;
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -63,7 +64,7 @@ export async function startBareServer(body: string): Promise<BareServer> {
   const proc: ManagedProcess = startTsProcess('bare-express', resolve(__dirname, 'bare-server.ts'), { PORT: String(port), BARE_BODY: body }, 0, () => undefined);
   const url = `http://127.0.0.1:${port}`;
   await waitFor(async () => (await fetch(url).catch(() => undefined))?.ok, { timeoutMs: 30000, intervalMs: 100, what: 'bare express server' });
-  return { url, stop: () => proc.stop() };
+  return { url, pid: proc.child.pid, stop: () => proc.stop() };
 }
 
 /**
@@ -93,7 +94,13 @@ export function cpuSecondsOf(pid: number | undefined): number | undefined {
  * requests served divided by the CPU time each process used, so the other
  * work on the machine (which stretches wall time) does not count.
  */
-export async function perCore(pids: Record<string, number | undefined>, run: () => Promise<Load>, seconds: number): Promise<{ load: Load; perCore: Record<string, number | undefined> }> {
+export interface Measured {
+  load: Load;
+  /** Requests per second per core, by process name. */
+  perCore: Record<string, number | undefined>;
+}
+
+export async function perCore(pids: Record<string, number | undefined>, run: () => Promise<Load>, seconds: number): Promise<Measured> {
   const before = Object.fromEntries(Object.entries(pids).map(([name, pid]) => [name, cpuSecondsOf(pid)]));
   const result = await run();
   const requests = result.rps * seconds;
@@ -111,4 +118,21 @@ export function perCoreLine(per: Record<string, number | undefined>): string {
   return Object.entries(per)
     .map(([name, n]) => `${name} ${n === undefined ? '?' : n.toFixed(0)} req/s per core`)
     .join(', ');
+}
+
+/**
+ * Runs the steps in turn, `rounds` times, and keeps each step's best round
+ * (highest requests/s, with that round's latencies and CPU). On a machine
+ * shared with other work a burst of it lands on one round of one step, not
+ * on the comparison: baseline and service are measured side by side.
+ */
+export async function interleaved<K extends string>(rounds: number, steps: Record<K, () => Promise<Measured>>): Promise<Record<K, Measured>> {
+  const best = {} as Record<K, Measured>;
+  for (let i = 0; i < rounds; i++) {
+    for (const name of Object.keys(steps) as K[]) {
+      const m = await steps[name]();
+      if (best[name] === undefined || m.load.rps > best[name].load.rps) best[name] = m;
+    }
+  }
+  return best;
 }

@@ -68,7 +68,7 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
     authenticator: new Authenticator(validator, new AccessTokenVerifier(config), users, internal),
     sessions: new SessionService(new SessionRepository(db), userRows, keys, signers, perMinute('login', config.RATE_LIMIT_LOGIN_PER_MINUTE), { ttlSeconds: config.SESSION_TTL_SECONDS }, clock),
     signing: new SigningService(signers, clock),
-    validation: new ValidationService(validator, perMinute('validate-api-key', config.RATE_LIMIT_VALIDATE_PER_MINUTE)),
+    validation: new ValidationService(validator, perMinute('validate-api-key', config.RATE_LIMIT_VALIDATE_PER_MINUTE), clock),
     credits: new CreditsService(new LedgerRepository(db), new CreditHoldRepository(db), new GrantRequestRepository(db), userRows),
   };
 }

@@ -106,6 +106,22 @@ describe('POST /auth/validate-api-key rate limit', () => {
     expect((await from({ 'x-forwarded-for': '198.51.100.10' })).status).toBe(200);
   });
 
+  it('counts only failed validations: a caller validating a real key many times from one address is not throttled', async () => {
+    const user = await cm.createUser();
+    const caller = { 'x-forwarded-for': '203.0.113.20' };
+    const valid = (headers: Record<string, string>) => cm.call('POST', '/auth/validate-api-key', { body: { apiKey: user.key }, headers });
+    const answers = await Promise.all(Array.from({ length: 30 }, () => valid(caller)));
+    expect(answers.map((r) => r.status)).toEqual(Array(30).fill(200));
+    expect(answers.every((r) => r.body.valid === true)).toBe(true);
+    // Failed ones are still limited, and then the address is refused whatever it sends: a right guess is not told apart.
+    for (let i = 0; i < 3; i++) expect((await from(caller)).status).toBe(200);
+    expect((await from(caller)).status).toBe(429);
+    const blocked = await valid(caller);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await valid({ 'x-forwarded-for': '203.0.113.21' })).status).toBe(200);
+  });
+
   it('does not limit services calling with the internal credential', async () => {
     const service = { 'x-forwarded-for': '203.0.113.7', 'x-ocg-internal-token': cm.internalToken };
     expect((await from(service)).status).toBe(200);

@@ -87,7 +87,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const path = q === -1 ? url : url.slice(0, q);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
+      const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
+      logger[level]({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
     });
     if (opts.ingress?.matches(req.headers.host)) {
       opts.ingress.handle(req, res, requestId);

@@ -128,6 +128,14 @@ describe('gateway routing', () => {
     expect(logs.lines().some((l: any) => l.requestId === 'log-me-1' && l.status === 200)).toBe(true);
   });
 
+  it("logs signed node calls' successes at debug, their failures as any other", async () => {
+    await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'log-node-ok', 'x-ocg-node': 'node-address' } });
+    await fetch(`${base}/nowhere`, { headers: { 'x-request-id': 'log-node-404', 'x-ocg-node': 'node-address' } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().some((l: any) => l.requestId === 'log-node-ok')).toBe(false);
+    expect(logs.lines().some((l: any) => l.requestId === 'log-node-404' && l.status === 404)).toBe(true);
+  });
+
   it('reports ready while Redis answers', async () => {
     const res = await fetch(`${base}/readyz`);
     expect(res.status).toBe(200);

@@ -1,10 +1,10 @@
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
-import { pinoHttp } from 'pino-http';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
-import { negotiation } from './negotiate';
+import { installNegotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { callContextMiddleware } from './call-context';
+import { INTERNAL_TOKEN_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
 export interface HttpAppOptions {
@@ -42,28 +42,60 @@ function safeDecode(s: string): string {
   }
 }
 
-/** One line per request: who, what, outcome, time. No headers, no bodies. */
+declare module 'http' {
+  interface IncomingMessage {
+    /** The request id (request-id.ts). */
+    id?: string;
+    /** The service's logger with this request's `requestId`, made on first use. */
+    log: Logger;
+  }
+}
+
+/** The header node-agents sign with (`NODE_ADDRESS_HEADER` in @ocg/auth, which depends on this library). */
+const NODE_ADDRESS_HEADER = 'x-ocg-node';
+
+/**
+ * Calls between services (the internal credential) and signed node calls
+ * (claims, heartbeats, syncs) are most of the traffic and say nothing an
+ * operator reads line by line: their successes are logged at debug.
+ */
+function isInternalTraffic(req: express.Request): boolean {
+  return req.headers[INTERNAL_TOKEN_HEADER] !== undefined || req.headers[NODE_ADDRESS_HEADER] !== undefined;
+}
+
+function accessLevel(req: express.Request, status: number): 'error' | 'warn' | 'info' | 'debug' {
+  if (status >= 500) return 'error';
+  if (status >= 400) return 'warn';
+  return isInternalTraffic(req) ? 'debug' : 'info';
+}
+
+/**
+ * One line per request: who, what, outcome, time. No headers, no bodies.
+ * Nothing is built for a line the level drops, and `req.log` (a child logger
+ * carrying the request id) is only made when a handler uses it.
+ */
 function requestLogging(logger: Logger): express.RequestHandler {
-  const line = (req: express.Request, res: express.Response, ms: number): object => ({
-    method: req.method,
-    url: loggableUrl(req.originalUrl ?? req.url),
-    status: res.statusCode,
-    ms,
-  });
-  return pinoHttp({
-    logger,
-    genReqId: (req) => requestIdOf(req as express.Request) ?? '',
-    quietReqLogger: true,
-    quietResLogger: true,
-    // Our logger's serializers (error redaction) stay in force in req.log.
-    wrapSerializers: false,
-    customAttributeKeys: { reqId: 'requestId', responseTime: 'ms' },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info'),
-    customSuccessObject: (req, res, val: { ms: number }) => line(req as express.Request, res as express.Response, val.ms),
-    customErrorObject: (req, res, _err, val: { ms: number }) => line(req as express.Request, res as express.Response, val.ms),
-    customSuccessMessage: (_req, res) => (res.writableEnded ? 'request completed' : 'request aborted'),
-    customErrorMessage: () => 'request failed',
-  });
+  return (req, res, next) => {
+    const started = Date.now();
+    const requestId = requestIdOf(req);
+    let child: Logger | undefined;
+    Object.defineProperty(req, 'log', {
+      configurable: true,
+      enumerable: false,
+      get: () => (child ??= logger.child({ requestId })),
+      set: (value: Logger) => {
+        child = value;
+      },
+    });
+    res.once('close', () => {
+      const status = res.statusCode;
+      const level = accessLevel(req, status);
+      if (!logger.isLevelEnabled(level)) return;
+      const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
+      logger[level]({ requestId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
+    });
+    next();
+  };
 }
 
 /**
@@ -80,7 +112,7 @@ export function createApp(opts: HttpAppOptions): Express {
   app.use(callContextMiddleware());
   app.use(requestLogging(opts.logger));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
-  app.use(negotiation());
+  installNegotiation(app);
   app.use(requestCheck(opts.contract));
   return app;
 }

@@ -8,7 +8,12 @@ export interface LoggerOptions {
   service: string;
   /** pino level name; default `info`. */
   level?: string;
-  /** Where JSON lines go; default stdout. Tests pass a stream to read the lines back. */
+  /**
+   * Where JSON lines go; default stdout, written asynchronously (sonic-boom:
+   * lines queue while a write is in flight and go out together; what is
+   * queued is flushed synchronously when the process exits). Tests pass a
+   * stream to read the lines back.
+   */
   destination?: NodeJS.WritableStream;
 }
 
@@ -110,6 +115,6 @@ export function createLogger(opts: LoggerOptions): Logger {
       serializers: { err: serializeError },
       redact: { paths: HEADER_PATHS, censor: CENSOR },
     },
-    opts.destination as pino.DestinationStream | undefined,
+    (opts.destination as pino.DestinationStream | undefined) ?? pino.destination({ dest: 1, sync: false }),
   );
 }

@@ -18,18 +18,62 @@ interface Parameter {
 
 interface Operation {
   template: string;
+  /** The parameter name of each path segment of the template, undefined for a fixed one. */
+  segmentNames: (string | undefined)[];
   parameters: Parameter[];
   body?: JsonSchema;
 }
 
-function operationOf(document: JsonSchema, table: RouteTable, req: Request, service?: string): Operation | undefined {
-  const entry = table.match(req.method, req.path);
-  if (!entry || (service && entry.service !== service)) return undefined;
+/** Paths whose operation is remembered; routes with ids in the path churn through it, fixed ones stay. */
+const REMEMBERED_PATHS = 1000;
+
+/**
+ * The operation a request matches, looked up once per method and path: the
+ * route table is a scan of regular expressions and the operation is built
+ * from the document, both the same for every request to that path.
+ */
+class OperationLookup {
+  private readonly table: RouteTable;
+  private readonly byTemplate = new Map<string, Operation | undefined>();
+  private readonly byPath = new Map<string, Operation | undefined>();
+
+  constructor(
+    private readonly document: JsonSchema,
+    private readonly service?: string,
+  ) {
+    this.table = routeTableFrom(document as Parameters<typeof routeTableFrom>[0]);
+  }
+
+  find(req: Request): Operation | undefined {
+    const key = `${req.method} ${req.path}`;
+    if (this.byPath.has(key)) return this.byPath.get(key);
+    const op = this.build(req);
+    if (this.byPath.size >= REMEMBERED_PATHS) this.byPath.delete(this.byPath.keys().next().value as string);
+    this.byPath.set(key, op);
+    return op;
+  }
+
+  private build(req: Request): Operation | undefined {
+    const entry = this.table.match(req.method, req.path);
+    if (!entry || (this.service && entry.service !== this.service)) return undefined;
+    const method = entry.method === 'HEAD' ? 'get' : entry.method.toLowerCase();
+    const key = `${method} ${entry.template}`;
+    if (!this.byTemplate.has(key)) this.byTemplate.set(key, operationOf(this.document, entry.template, method));
+    return this.byTemplate.get(key);
+  }
+}
+
+function operationOf(document: JsonSchema, template: string, method: string): Operation | undefined {
   const paths = document.paths as Record<string, Record<string, JsonSchema>>;
-  const op = paths[entry.template]?.[entry.method === 'HEAD' ? 'get' : entry.method.toLowerCase()];
+  const op = paths[template]?.[method];
   if (!op) return undefined;
   const content = (op.requestBody as JsonSchema | undefined)?.content as Record<string, JsonSchema> | undefined;
-  return { template: entry.template, parameters: (op.parameters as Parameter[] | undefined) ?? [], body: content?.['application/json']?.schema as JsonSchema | undefined };
+  return {
+    template,
+    segmentNames: template.split('/').map((segment) => /^\{(.+)\}$/.exec(segment)?.[1]),
+    parameters: (op.parameters as Parameter[] | undefined) ?? [],
+    body: content?.['application/json']?.schema as JsonSchema | undefined,
+  };
 }
 
 function decoded(segment: string): string | undefined {
@@ -41,11 +85,10 @@ function decoded(segment: string): string | undefined {
 }
 
 function checkPath(req: Request, op: Operation | undefined, sink: ErrorSink): void {
-  const names = op?.template.split('/') ?? [];
   req.path.split('/').forEach((segment, i) => {
     const text = decoded(segment);
     if (text === undefined) return;
-    const name = /^\{(.+)\}$/.exec(names[i] ?? '')?.[1];
+    const name = op?.segmentNames[i];
     if (name === undefined) {
       const bad = unstorableText(text);
       if (bad) sink.add('', `the path ${bad}`);
@@ -57,6 +100,8 @@ function checkPath(req: Request, op: Operation | undefined, sink: ErrorSink): vo
 }
 
 function checkQuery(req: Request, op: Operation | undefined, sink: ErrorSink): void {
+  // No query string, no work (express still builds an empty object for req.query).
+  if (!req.url.includes('?')) return;
   for (const [name, raw] of Object.entries(req.query as Record<string, unknown>)) {
     const bad = unstorableText(name);
     if (bad) sink.add('', `a query parameter name ${bad}`);
@@ -73,10 +118,10 @@ function checkQuery(req: Request, op: Operation | undefined, sink: ErrorSink): v
  */
 export function requestCheck(opts: RequestCheckOptions = {}): RequestHandler {
   const document = opts.document;
-  const table = document ? routeTableFrom(document as Parameters<typeof routeTableFrom>[0]) : undefined;
+  const operations = document ? new OperationLookup(document, opts.service) : undefined;
   const walker = new BoundsWalker(new SchemaResolver(document ?? {}));
   return (req, _res, next) => {
-    const op = document && table ? operationOf(document, table, req, opts.service) : undefined;
+    const op = operations?.find(req);
     const sink = new ErrorSink();
     checkPath(req, op, sink);
     checkQuery(req, op, sink);

@@ -26,7 +26,7 @@ export function requestIdMiddleware(): RequestHandler {
   };
 }
 
-/** The request id as a string (pino-http types `req.id` loosely). */
+/** The request id as a string, or undefined before the request id middleware ran. */
 export function requestIdOf(req: Request): string | undefined {
   return typeof req.id === 'string' ? req.id : undefined;
 }

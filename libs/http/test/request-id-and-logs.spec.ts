@@ -75,6 +75,16 @@ describe('request logging', () => {
     await t.logs.waitFor((l) => l['requestId'] === 'log-2' && l['msg'] === 'inside the handler');
   });
 
+  it.each([
+    ['the internal credential', 'internal', { 'x-ocg-internal-token': 'anything' }],
+    ['a node signature', 'node', { 'x-ocg-node': 'node-address' }],
+  ])('logs successful calls carrying %s at debug (internal traffic), their failures still at warn', async (_what, id, headers) => {
+    await fetch(`${t.url}/id`, { headers: { ...headers, 'x-request-id': `${id}-ok` } });
+    expect(await t.logs.waitFor((l) => l['requestId'] === `${id}-ok` && l['msg'] === 'request completed')).toMatchObject({ level: 'debug', status: 200 });
+    await fetch(`${t.url}/missing`, { headers: { ...headers, 'x-request-id': `${id}-404` } });
+    expect(await t.logs.waitFor((l) => l['requestId'] === `${id}-404` && typeof l['status'] === 'number')).toMatchObject({ level: 'warn', status: 404 });
+  });
+
   it('logs 4xx request lines at warn', async () => {
     await fetch(`${t.url}/missing`, { headers: { 'x-request-id': 'log-3' } });
     const line = await t.logs.waitFor((l) => l['requestId'] === 'log-3' && typeof l['status'] === 'number');

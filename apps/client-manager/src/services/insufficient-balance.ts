@@ -20,7 +20,7 @@ export class InsufficientBalanceError extends HttpError {
  */
 export const insufficientBalanceHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (!(err instanceof InsufficientBalanceError) || res.headersSent) return next(err);
-  // Stryker disable next-line OptionalChaining: buildServiceApp's pino-http gives every request its logger
+  // Stryker disable next-line OptionalChaining: buildServiceApp's request logging gives every request its logger
   req.log?.debug({ code: err.code, message: err.message }, 'request rejected');
   const body: InsufficientBalanceErrorBody = { ...errorBody(err, requestIdOf(req)), available: err.available, required: err.required };
   res.status(402).json(body);

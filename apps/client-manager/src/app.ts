@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis, RateLimiter } from '@ocg/redis';
 import { RegisterRoutes } from './generated/routes';
@@ -22,7 +22,6 @@ import { ApiKeyService } from './services/api-key.service';
 import { ApiKeyValidator } from './services/api-key-validator';
 import { systemClock, type Clock } from './services/clock';
 import { CreditsService } from './services/credits.service';
-import { insufficientBalanceHandler } from './services/insufficient-balance';
 import { LastUsedTracker } from './services/last-used';
 import { ScopeService } from './services/scope.service';
 import { Secrets } from './services/secrets';

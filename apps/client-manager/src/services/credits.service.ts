@@ -12,7 +12,7 @@ import type {
 } from '@ocg/contracts';
 import { ConflictError, HttpError, InsufficientBalanceError, NotFoundError, ValidationError } from '@ocg/http';
 import type { Principal } from '../auth/principal';
-import { formatCredits } from './credit-format';
+import { formatCredits, insufficientBalanceMessage } from './credit-format';
 import { lockBalance, post } from './credit-ledger';
 import { isUniqueViolation } from './records';
 
@@ -69,7 +69,7 @@ export class CreditsService {
         const balance = await lockBalance(m, req.userId);
         const existing = await findHold(m, 'reference = $1', [req.reference]);
         if (existing) return sameHold(existing, req);
-        if (balance.available < req.amount) throw new InsufficientBalanceError(`Insufficient balance: balance ${formatCredits(balance.available)} credits is less than the ${formatCredits(req.amount)} credits required`, balance.available, req.amount);
+        if (balance.available < req.amount) throw new InsufficientBalanceError(insufficientBalanceMessage(balance.available, req.amount), balance.available, req.amount);
         const id = randomId('hld');
         const [row] = (await m.query(`INSERT INTO credit_holds (id, user_id, reference, amount, status) VALUES ($1, $2, $3, $4, 'open') RETURNING *`, [
           id,

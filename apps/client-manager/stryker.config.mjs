@@ -27,9 +27,10 @@ const mutate = [
   // The ledger's accounts, the balance lock and post (the unlocked balance read is plumbing).
   'credits/ledger.repository.ts:1-30',
   'credits/ledger.repository.ts:38-82',
-  'services/insufficient-balance.ts',
   'credits/credit-format.ts',
 ].map((file) => `${src}/${file}`);
+// Its 402 body with both amounts, in libs/http (deployment-manager passes it on): these specs reach it.
+mutate.push('libs/http/src/insufficient-balance.ts');
 
 const base = strykerConfig({ project: 'client-manager', root: 'apps/client-manager', mutate });
 

@@ -71,6 +71,9 @@ if $dry; then
   exit 0
 fi
 
+# Workspace-wide and quick: formatting (Prettier) and declared dependencies (knip), as npm test runs them.
+npm run -s format:check
+npm run -s deps
 npx tsx tools/testenv/run.ts -- npx nx run-many -t lint typecheck test --projects="$projects" --parallel=1 --outputStyle=stream
 
 [ ${#builds[@]} -eq 0 ] && exit 0

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { closure, projectGraph, ROOT, type Project } from './graph';
 
 /** Files every project reads: a change to one runs every workflow (as nx affected counts it). */
-export const SHARED_PATHS = ['package.json', 'package-lock.json', 'nx.json', 'tsconfig.base.json', 'eslint.config.mjs', 'jest.preset.cjs', '.node-version', 'tools/ci/**', 'tools/setup.sh', 'tools/testenv/**'];
+export const SHARED_PATHS = ['package.json', 'package-lock.json', 'nx.json', 'tsconfig.base.json', 'eslint.config.mjs', 'jest.preset.cjs', '.prettierrc.json', '.prettierignore', 'knip.jsonc', '.node-version', 'tools/ci/**', 'tools/setup.sh', 'tools/testenv/**'];
 
 /** Apps shipped as images (deploy/docker/<app>.Dockerfile, built by tools/images/build.ts). */
 export const IMAGE_APPS = ['gateway', 'client-manager', 'host-manager', 'deployment-manager', 'node-agent'];

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis, RateLimiter } from '@ocg/redis';
 import { RegisterRoutes } from './generated/routes';
@@ -26,7 +26,6 @@ import { CreditHoldRepository } from './credits/credit-hold.repository';
 import { CreditsService } from './credits/credits.service';
 import { GrantRequestRepository } from './credits/grant-request.repository';
 import { LedgerRepository } from './credits/ledger.repository';
-import { insufficientBalanceHandler } from './services/insufficient-balance';
 import { LastUsedTracker } from './validation/last-used';
 import { ScopeService } from './scopes/scope.service';
 import { Secrets } from './shared/secrets';

@@ -7,6 +7,7 @@ export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
 export { TRACEPARENT_HEADER, currentCallContext, withCallContext, type CallContext } from './call-context';
 export { ServiceClient, INTERNAL_TOKEN_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
 export { errorFromResponse, type ErrorAnswer } from './service-errors';
+export { InsufficientBalanceError, insufficientBalanceHandler } from './insufficient-balance';
 export { ACCEPTED_REQUEST_TYPES, DEFAULT_BODY_LIMIT } from './body';
 export { PRODUCIBLE_TYPES } from './negotiate';
 export { encodeMultipart, fieldValue } from './multipart';

@@ -17,7 +17,8 @@ import { tlsServername } from './forward';
  *   (often it arrives as the end of its readable side, which the HTTP
  *   server read already: half-closed, never closed);
  * - an upstream that refuses the upgrade (any status but 101) keeps its
- *   socket, half used, in the agent's pool;
+ *   socket, half used, in the agent's pool, and the client's connection,
+ *   ended after the answer, stays half-closed while the client keeps it;
  * - `xfwd` appends to the client's own `x-forwarded-*`: the caller sets them.
  */
 
@@ -34,7 +35,11 @@ export function refuseUpgrade(socket: Duplex, status: number, headers: Record<st
   if (socket.destroyed || !socket.writable || socket.readableEnded) return void socket.destroy();
   const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
   socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);
-  // A peer that never reads would keep a half-closed socket forever.
+  closeSoon(socket);
+}
+
+/** After an answer that ends the connection: a peer that never reads or never closes would keep a half-closed socket forever. */
+function closeSoon(socket: Duplex): void {
   const timer = setTimeout(() => socket.destroy(), 5000);
   timer.unref();
   socket.once('close', () => clearTimeout(timer));
@@ -77,8 +82,13 @@ export function createWsProxy(): WsProxy {
     socket.once('end', ended);
     proxyReq.on('error', () => undefined);
     proxyReq.once('response', (res: http.IncomingMessage) => {
-      // Refused upgrade: http-proxy pipes the answer to the client; the upstream socket is not reused.
-      res.once('end', () => res.socket?.destroy());
+      // Refused upgrade: http-proxy pipes the answer to the client and ends it. The upstream socket is not reused
+      // (by 'end' a keep-alive agent has taken it back, and res.socket is null), and the client's is closed.
+      const upstream = res.socket;
+      res.once('end', () => {
+        upstream?.destroy();
+        closeSoon(socket);
+      });
       res.once('error', () => socket.destroy());
     });
     proxyReq.once('upgrade', (_res: http.IncomingMessage, upstream: Duplex) => {

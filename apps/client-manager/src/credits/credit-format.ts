@@ -8,3 +8,8 @@ export function formatCredits(units: number | bigint): string {
   const per = BigInt(UNITS_PER_CREDIT);
   return `${negative ? '-' : ''}${abs / per}.${(abs % per).toString().padStart(6, '0')}`;
 }
+
+/** The message of the 402 a hold that would overdraw gets. */
+export function insufficientBalanceMessage(available: number, required: number): string {
+  return `Insufficient balance: balance ${formatCredits(available)} credits is less than the ${formatCredits(required)} credits required`;
+}

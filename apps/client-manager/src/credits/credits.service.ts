@@ -10,15 +10,14 @@ import type {
   ReleaseCreditHoldRequest,
   SettleCreditHoldRequest,
 } from '@ocg/contracts';
-import { ConflictError, HttpError, NotFoundError, ValidationError } from '@ocg/http';
+import { ConflictError, HttpError, InsufficientBalanceError, NotFoundError, ValidationError } from '@ocg/http';
 import type { Principal } from '../auth/principal';
 import type { UserRepository } from '../users/user.repository';
 import type { CreditHoldEntity } from './credit-hold.entity';
 import type { CreditHoldRepository } from './credit-hold.repository';
-import { formatCredits } from './credit-format';
+import { formatCredits, insufficientBalanceMessage } from './credit-format';
 import type { GrantRequestRepository } from './grant-request.repository';
 import type { LedgerRepository } from './ledger.repository';
-import { InsufficientBalanceError } from '../services/insufficient-balance';
 import { isUniqueViolation } from '../shared/records';
 
 /**
@@ -76,7 +75,7 @@ export class CreditsService {
         const balance = await this.ledger.lockBalance(m, req.userId);
         const existing = await this.holds.findByReference(m, req.reference);
         if (existing) return sameHold(toHold(existing), req);
-        if (balance.available < req.amount) throw new InsufficientBalanceError(balance.available, req.amount);
+        if (balance.available < req.amount) throw new InsufficientBalanceError(insufficientBalanceMessage(balance.available, req.amount), balance.available, req.amount);
         const id = randomId('hld');
         const row = await this.holds.open(m, { id, userId: req.userId, reference: req.reference, amount: req.amount });
         await this.ledger.post(m, { kind: 'hold', userId: req.userId, holdId: id, moves: { available: -req.amount, held: req.amount } });

@@ -1,6 +1,5 @@
 import type { CreditHoldRecord, InsufficientBalanceErrorBody } from '@ocg/contracts';
-import { ConflictError, type ServiceClient } from '@ocg/http';
-import { InsufficientBalanceError } from '../errors';
+import { ConflictError, InsufficientBalanceError, type ServiceClient } from '@ocg/http';
 
 export interface HoldRequest {
   userId: string;

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import type { JobRecord } from '@ocg/contracts';
-import { ConflictError, ServiceUnavailableError } from '@ocg/http';
+import { ConflictError, InsufficientBalanceError, ServiceUnavailableError } from '@ocg/http';
 import type { CreditsClient } from '../clients/credits.client';
 import { canonicalJson } from '@ocg/auth';
-import { checkIdempotencyKey, IdempotencyKeyReusedError, InsufficientBalanceError } from '../errors';
+import { checkIdempotencyKey, IdempotencyKeyReusedError } from '../errors';
 import type { Caller } from './caller';
 import type { ExtendRequestRepository } from './extend-request.repository';
 import { invalid } from './definition';

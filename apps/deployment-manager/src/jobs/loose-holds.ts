@@ -1,6 +1,5 @@
-import type { Logger } from '@ocg/http';
+import { InsufficientBalanceError, type Logger } from '@ocg/http';
 import type { CreditsClient } from '../clients/credits.client';
-import { InsufficientBalanceError } from '../errors';
 import type { HoldRepository, HoldRow } from './hold.repository';
 import type { SettlementService } from './settlement.service';
 

@@ -1,15 +1,20 @@
 import type { ErrorRequestHandler } from 'express';
 import { ErrorCodes, type InsufficientBalanceErrorBody } from '@ocg/contracts';
-import { HttpError, errorBody, requestIdOf } from '@ocg/http';
-import { formatCredits } from '../credits/credit-format';
+import { HttpError, errorBody } from './http-error';
+import { requestIdOf } from './request-id';
 
-/** 402: a hold would overdraw. The body names both amounts (units), beyond the shared shape. */
+/**
+ * 402: a hold would overdraw. client-manager throws it; deployment-manager
+ * throws it again from client-manager's answer. The body names both amounts
+ * (units), beyond the shared shape.
+ */
 export class InsufficientBalanceError extends HttpError {
   constructor(
+    message: string,
     readonly available: number,
     readonly required: number,
   ) {
-    super(402, ErrorCodes.INSUFFICIENT_BALANCE, `Insufficient balance: balance ${formatCredits(available)} credits is less than the ${formatCredits(required)} credits required`);
+    super(402, ErrorCodes.INSUFFICIENT_BALANCE, message);
     this.name = 'InsufficientBalanceError';
   }
 }
@@ -20,7 +25,7 @@ export class InsufficientBalanceError extends HttpError {
  */
 export const insufficientBalanceHandler: ErrorRequestHandler = (err, req, res, next) => {
   if (!(err instanceof InsufficientBalanceError) || res.headersSent) return next(err);
-  // Stryker disable next-line OptionalChaining: buildServiceApp's request logging gives every request its logger
+  // Stryker disable next-line OptionalChaining: buildServiceApp's pino-http gives every request its logger
   req.log?.debug({ code: err.code, message: err.message }, 'request rejected');
   const body: InsufficientBalanceErrorBody = { ...errorBody(err, requestIdOf(req)), available: err.available, required: err.required };
   res.status(402).json(body);

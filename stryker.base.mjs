@@ -16,7 +16,11 @@ export function strykerConfig({ project, root, mutate }) {
     coverageAnalysis: 'perTest',
     // With an explicit list (an app's files, or line ranges `file:from-to`, in scope), CI's changed files are
     // mutated only where the list names them.
-    mutate: only ? (mutate ? only.flatMap((file) => mutate.filter((m) => m === file || m.startsWith(`${file}:`))) : only) : (mutate ?? [`${root}/src/**/*.ts`, `!${root}/src/**/index.ts`]),
+    mutate: only
+      ? mutate
+        ? only.flatMap((file) => mutate.filter((m) => m === file || m.startsWith(`${file}:`)))
+        : only
+      : (mutate ?? [`${root}/src/**/*.ts`, `!${root}/src/**/index.ts`]),
     // 2 cores shared by several runs: at most 2 jest workers.
     concurrency: Number(process.env.STRYKER_CONCURRENCY ?? 2),
     thresholds: { high: 95, low: 90, break: 90 },

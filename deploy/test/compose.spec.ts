@@ -29,7 +29,8 @@ let job: string | undefined;
 let userKey = '';
 let adminKey = '';
 
-const compose = (...args: string[]): string => run('docker-compose', ['-p', project, '-f', join(root, 'deploy/compose.yaml'), '--env-file', envFile, ...args], { timeoutMs: 600_000 });
+const compose = (...args: string[]): string =>
+  run('docker-compose', ['-p', project, '-f', join(root, 'deploy/compose.yaml'), '--env-file', envFile, ...args], { timeoutMs: 600_000 });
 let dispatcher: ReturnType<typeof localHttpsDispatcher>;
 /** fetch over the run's CA, with *.localhost sent to 127.0.0.1. */
 const get = (url: string | URL) => tlsFetch(url, { dispatcher });
@@ -44,9 +45,28 @@ function must<T>(what: string, res: { data?: T; error?: unknown; response: Respo
 
 /** The CLI image against the composed gateway (host network: the gateway is published on 127.0.0.1). */
 function cli(apiKey: string, ...args: string[]): string {
-  return run('docker', ['run', '--rm', '--name', `${project}-cli-${randomBytes(3).toString('hex')}`, '--label', `ocg.test=${project}`, '--network', 'host',
-    '-v', `${caFile}:/run/ca.crt:ro`, '-v', `${join(root, 'examples')}:/examples:ro`, '-e', 'NODE_EXTRA_CA_CERTS=/run/ca.crt',
-    '-e', `OCG_GATEWAY_URL=${gateway}`, '-e', `OCG_API_KEY=${apiKey}`, imageRef(built, 'cli'), ...args]);
+  return run('docker', [
+    'run',
+    '--rm',
+    '--name',
+    `${project}-cli-${randomBytes(3).toString('hex')}`,
+    '--label',
+    `ocg.test=${project}`,
+    '--network',
+    'host',
+    '-v',
+    `${caFile}:/run/ca.crt:ro`,
+    '-v',
+    `${join(root, 'examples')}:/examples:ro`,
+    '-e',
+    'NODE_EXTRA_CA_CERTS=/run/ca.crt',
+    '-e',
+    `OCG_GATEWAY_URL=${gateway}`,
+    '-e',
+    `OCG_API_KEY=${apiKey}`,
+    imageRef(built, 'cli'),
+    ...args,
+  ]);
 }
 
 let built: BuildResult;
@@ -96,7 +116,7 @@ it('runs the product from the images and serves a posted job at its HTTPS endpoi
   compose('up', '-d', 'gateway');
   const port = compose('port', 'gateway', '8443').trim().split(':').pop();
   gateway = `https://localhost:${port}`;
-  const scopes = await (await get(`${gateway}/auth/scopes`)).json() as { scopes: unknown[] };
+  const scopes = (await (await get(`${gateway}/auth/scopes`)).json()) as { scopes: unknown[] };
   expect(scopes.scopes.length).toBeGreaterThan(0);
   const httpPort = compose('port', 'gateway', '8080').trim().split(':').pop();
   const redirect = await fetch(`http://127.0.0.1:${httpPort}/auth/scopes`, { redirect: 'manual' });
@@ -110,12 +130,16 @@ it('runs the product from the images and serves a posted job at its HTTPS endpoi
 
   // The operator's second step: the market and its join token in .env, then the node agent.
   const [apiPort, ingressPort] = [await freePort(), await freePort()];
-  appendFileSync(envFile, [`MARKET=${MARKET}`, `JOIN_TOKEN=${market.joinToken}`, `CONTROL_PLANE_URL=${gateway}`, `NODE_API_PORT=${apiPort}`, `NODE_INGRESS_PORT=${ingressPort}`, ''].join('\n'));
+  appendFileSync(
+    envFile,
+    [`MARKET=${MARKET}`, `JOIN_TOKEN=${market.joinToken}`, `CONTROL_PLANE_URL=${gateway}`, `NODE_API_PORT=${apiPort}`, `NODE_INGRESS_PORT=${ingressPort}`, ''].join('\n'),
+  );
   compose('up', '-d', 'node-agent');
-  node = await waitFor(
-    async () => (await admin.GET('/nodes', { params: { query: { market: MARKET } } })).data?.nodes.find((n) => n.status === 'ONLINE')?.address,
-    { timeoutMs: 90_000, intervalMs: 500, what: 'the node agent to join the market' },
-  ).catch((err: Error) => {
+  node = await waitFor(async () => (await admin.GET('/nodes', { params: { query: { market: MARKET } } })).data?.nodes.find((n) => n.status === 'ONLINE')?.address, {
+    timeoutMs: 90_000,
+    intervalMs: 500,
+    what: 'the node agent to join the market',
+  }).catch((err: Error) => {
     throw new Error(`${err.message}\n${compose('logs', '--tail', '50', 'node-agent')}`);
   });
   expect(node).toBeTruthy();

@@ -36,10 +36,17 @@ describe('the offline base', () => {
     const base = inspect<ImageInfo>(result.base);
     expect(base.Size).toBeLessThan(150 * MB);
     expect(docker('run', '--rm', result.base, 'node', '--version').trim()).toMatch(/^v24\./);
-    const listing = docker('run', '--rm', result.base, 'node', '-e', `
+    const listing = docker(
+      'run',
+      '--rm',
+      result.base,
+      'node',
+      '-e',
+      `
       const fs = require('fs');
       const present = (p) => fs.existsSync(p);
-      console.log(JSON.stringify(['/usr/bin/apt-get', '/usr/bin/dpkg', '/var/lib/dpkg', '/usr/share/doc', '/usr/share/locale', '/usr/share/man', '/usr/bin/perl'].filter(present)));`);
+      console.log(JSON.stringify(['/usr/bin/apt-get', '/usr/bin/dpkg', '/var/lib/dpkg', '/usr/share/doc', '/usr/share/locale', '/usr/share/man', '/usr/bin/perl'].filter(present)));`,
+    );
     expect(JSON.parse(listing)).toEqual([]);
   });
 });
@@ -66,13 +73,20 @@ describe.each([...SERVICES, 'cli'])('ocg/%s', (name) => {
 
 it('does not build an image again when its content is unchanged', () => {
   const again = buildImages('--base', result.base, '--debian', result.debian, 'cli', 'gateway');
-  expect(again.images.map((i) => [i.name, i.built])).toEqual([['cli', false], ['gateway', false]]);
+  expect(again.images.map((i) => [i.name, i.built])).toEqual([
+    ['cli', false],
+    ['gateway', false],
+  ]);
   expect(again.images.map((i) => i.tag)).toEqual([imageRef(result, 'cli'), imageRef(result, 'gateway')].map((r) => r.split(':')[1]));
 }, 300_000);
 
 it.each([...SERVICES, 'cli'])('ocg/%s starts from the compile cache made at build time', (name) => {
   const entry = name === 'cli' ? '/opt/ocg/apps/cli/src/main.js' : '/opt/ocg/main.js';
-  const out = spawnSync('docker', ['run', '--rm', '-e', 'NODE_DEBUG_NATIVE=COMPILE_CACHE', '-e', 'LOG_LEVEL=not-a-level', '--entrypoint', 'node', imageRef(result, name), entry, '--version'], { encoding: 'utf8' });
+  const out = spawnSync(
+    'docker',
+    ['run', '--rm', '-e', 'NODE_DEBUG_NATIVE=COMPILE_CACHE', '-e', 'LOG_LEVEL=not-a-level', '--entrypoint', 'node', imageRef(result, name), entry, '--version'],
+    { encoding: 'utf8' },
+  );
   expect(out.stderr).toContain(`V8 code cache for CommonJS ${entry} was accepted`);
 });
 
@@ -83,7 +97,21 @@ it('the CLI image answers --version with its version and Node 24', () => {
 it('the node agent image changes iptables rules as its non-root user, given NET_ADMIN', () => {
   const ref = imageRef(result, 'node-agent');
   // Its own network namespace: nothing of the host's is touched.
-  const rules = docker('run', '--rm', '--cap-drop', 'ALL', '--cap-add', 'NET_ADMIN', '--cap-add', 'NET_RAW', '--entrypoint', 'sh', ref, '-c', 'iptables -N OCG-TEST && iptables -S OCG-TEST');
+  const rules = docker(
+    'run',
+    '--rm',
+    '--cap-drop',
+    'ALL',
+    '--cap-add',
+    'NET_ADMIN',
+    '--cap-add',
+    'NET_RAW',
+    '--entrypoint',
+    'sh',
+    ref,
+    '-c',
+    'iptables -N OCG-TEST && iptables -S OCG-TEST',
+  );
   expect(rules).toContain('-N OCG-TEST');
 });
 
@@ -95,13 +123,30 @@ describe('start to ready', () => {
   beforeAll(async () => {
     docker('network', 'create', '--label', `ocg.test=${runId}`, network);
     made.networks.push(network);
-    start(`${runId}-postgres`, imageRef(result, 'postgres'), ['-e', `POSTGRES_PASSWORD=${secrets.PASSWORD}`, '-e', 'POSTGRES_USER=ocg', '-e', 'POSTGRES_DB=ocg', '--network-alias', 'postgres']);
+    start(`${runId}-postgres`, imageRef(result, 'postgres'), [
+      '-e',
+      `POSTGRES_PASSWORD=${secrets.PASSWORD}`,
+      '-e',
+      'POSTGRES_USER=ocg',
+      '-e',
+      'POSTGRES_DB=ocg',
+      '--network-alias',
+      'postgres',
+    ]);
     start(`${runId}-redis`, imageRef(result, 'redis'), ['--network-alias', 'redis'], ['redis-server', '--requirepass', secrets.PASSWORD]);
-    await waitFor(() => succeeds('docker', ['exec', `${runId}-postgres`, 'pg_isready', '-q', '-h', '127.0.0.1', '-U', 'ocg', '-d', 'ocg']), { timeoutMs: 60_000, intervalMs: 300, what: 'postgres' });
+    await waitFor(() => succeeds('docker', ['exec', `${runId}-postgres`, 'pg_isready', '-q', '-h', '127.0.0.1', '-U', 'ocg', '-d', 'ocg']), {
+      timeoutMs: 60_000,
+      intervalMs: 300,
+      what: 'postgres',
+    });
   }, 120_000);
 
   afterAll(() => {
-    console.log(`start to ready (docker start until GET /readyz answers 200): ${Object.entries(times).map(([n, ms]) => `${n} ${ms} ms`).join(', ')}`);
+    console.log(
+      `start to ready (docker start until GET /readyz answers 200): ${Object.entries(times)
+        .map(([n, ms]) => `${n} ${ms} ms`)
+        .join(', ')}`,
+    );
   });
 
   function start(container: string, ref: string, args: string[], cmd: string[] = []): void {
@@ -114,10 +159,14 @@ describe('start to ready', () => {
   }
 
   const common = (): string[] => [
-    '-e', `REDIS_URL=redis://:${secrets.PASSWORD}@redis:6379`,
-    '-e', `DATABASE_URL=postgres://ocg:${secrets.PASSWORD}@postgres:5432/ocg`,
-    '-e', `MASTER_KEY=${secrets.MASTER_KEY}`,
-    '-e', `INTERNAL_TOKEN=${secrets.INTERNAL_TOKEN}`,
+    '-e',
+    `REDIS_URL=redis://:${secrets.PASSWORD}@redis:6379`,
+    '-e',
+    `DATABASE_URL=postgres://ocg:${secrets.PASSWORD}@postgres:5432/ocg`,
+    '-e',
+    `MASTER_KEY=${secrets.MASTER_KEY}`,
+    '-e',
+    `INTERNAL_TOKEN=${secrets.INTERNAL_TOKEN}`,
   ];
 
   /** Creates the container, then times `docker start` until /readyz on the published port answers 200. */
@@ -139,17 +188,41 @@ describe('start to ready', () => {
     return times[name];
   }
 
-  it.each(['client-manager', 'host-manager', 'deployment-manager', 'gateway'])('%s is ready within 10 s (target 3 s)', async (name) => {
-    const port = { gateway: 8080, 'client-manager': 8081, 'host-manager': 8082, 'deployment-manager': 8083 }[name]!;
-    const ms = await timeToReady(name, port, ['--network', network, '-p', `127.0.0.1::${port}`, ...common()]);
-    expect(ms).toBeLessThan(10_000);
-  }, 60_000);
+  it.each(['client-manager', 'host-manager', 'deployment-manager', 'gateway'])(
+    '%s is ready within 10 s (target 3 s)',
+    async (name) => {
+      const port = { gateway: 8080, 'client-manager': 8081, 'host-manager': 8082, 'deployment-manager': 8083 }[name]!;
+      const ms = await timeToReady(name, port, ['--network', network, '-p', `127.0.0.1::${port}`, ...common()]);
+      expect(ms).toBeLessThan(10_000);
+    },
+    60_000,
+  );
 
   it('node-agent is ready within 10 s (target 3 s)', async () => {
     const apiPort = await freePort();
     const ingressPort = await freePort();
-    const args = ['--network', 'host', '--cap-drop', 'ALL', '--cap-add', 'NET_ADMIN', '--cap-add', 'NET_RAW', '-v', '/var/run/docker.sock:/var/run/docker.sock',
-      '--group-add', run('stat', ['-c', '%g', '/var/run/docker.sock']).trim(), '-e', 'HOST=127.0.0.1', '-e', `API_PORT=${apiPort}`, '-e', `INGRESS_PORT=${ingressPort}`, '-e', `NODE_ID=${runId}`];
+    const args = [
+      '--network',
+      'host',
+      '--cap-drop',
+      'ALL',
+      '--cap-add',
+      'NET_ADMIN',
+      '--cap-add',
+      'NET_RAW',
+      '-v',
+      '/var/run/docker.sock:/var/run/docker.sock',
+      '--group-add',
+      run('stat', ['-c', '%g', '/var/run/docker.sock']).trim(),
+      '-e',
+      'HOST=127.0.0.1',
+      '-e',
+      `API_PORT=${apiPort}`,
+      '-e',
+      `INGRESS_PORT=${ingressPort}`,
+      '-e',
+      `NODE_ID=${runId}`,
+    ];
     const ms = await timeToReady('node-agent', apiPort, args, () => `http://127.0.0.1:${apiPort}`);
     expect(ms).toBeLessThan(10_000);
   }, 60_000);

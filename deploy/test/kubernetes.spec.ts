@@ -8,8 +8,7 @@ import { hasKubectl, kubernetesDir, loadConfigOf, missingSettings, render, rende
 const kustomizations = ['base', 'overlays/staging', 'overlays/production'];
 const rendered = new Map(kustomizations.map((k) => [k, render(path.join(kubernetesDir, k))]));
 const ofKind = (objects: K8sObject[], kind: string) => objects.filter((o) => o.kind === kind);
-const configOf = (objects: K8sObject[], app: string): Record<string, string> =>
-  objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${app}-config`))!.data!;
+const configOf = (objects: K8sObject[], app: string): Record<string, string> => objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith(`${app}-config`))!.data!;
 const clone = (objects: K8sObject[]): K8sObject[] => JSON.parse(JSON.stringify(objects)) as K8sObject[];
 
 describe.each(kustomizations)('deploy/kubernetes/%s', (kustomization) => {
@@ -70,7 +69,7 @@ describe('the checks themselves', () => {
     gateway(objects).livenessProbe.httpGet.port = 9000;
     objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('gateway-config'))!.data!.UPSTREAM_TIMEOUT = '5';
     expect(deploymentProblems(objects, 'gateway')).toEqual([
-      'gateway: UPSTREAM_TIMEOUT is not a setting of gateway\'s config',
+      "gateway: UPSTREAM_TIMEOUT is not a setting of gateway's config",
       'gateway: readinessProbe asks /health, not /readyz',
       'gateway: livenessProbe asks port 9000, not the configured 8080',
     ]);
@@ -87,7 +86,10 @@ describe('the checks themselves', () => {
     managerConfig(objects).data!.MASTER_KEY = 'ab'.repeat(32);
     manager.env = manager.env.filter((e: { name: string }) => e.name !== 'MASTER_KEY');
     expect(deploymentProblems(objects, 'client-manager')).toEqual(
-      expect.arrayContaining(['client-manager: MASTER_KEY is inlined in ConfigMap ' + managerConfig(objects).metadata.name + '; reference the Secret', 'client-manager: DATABASE_URL is required by the config and not provided']),
+      expect.arrayContaining([
+        'client-manager: MASTER_KEY is inlined in ConfigMap ' + managerConfig(objects).metadata.name + '; reference the Secret',
+        'client-manager: DATABASE_URL is required by the config and not provided',
+      ]),
     );
     objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('host-manager-config'))!.data!.CLIENT_MANAGER_URL = 'http://client-mgr:8081';
     expect(deploymentProblems(objects, 'host-manager')).toEqual(['host-manager: CLIENT_MANAGER_URL=http://client-mgr:8081 names no Service of the manifests']);
@@ -102,7 +104,9 @@ describe('the checks themselves', () => {
     const objects = clone(base).filter((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway');
     objects[0].spec.replicas = 'two';
     expect(schemaProblems(objects)).toEqual([expect.stringContaining('Deployment/gateway: data/spec/replicas must be integer')]);
-    expect(schemaProblems([{ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'postgres' } }])).toEqual([expect.stringContaining('is not a kind these manifests are checked for')]);
+    expect(schemaProblems([{ apiVersion: 'apps/v1', kind: 'StatefulSet', metadata: { name: 'postgres' } }])).toEqual([
+      expect.stringContaining('is not a kind these manifests are checked for'),
+    ]);
   });
 });
 
@@ -110,7 +114,10 @@ describe('a node joining from outside the cluster', () => {
   it('deploy/kubernetes/node/node-agent.env is a configuration node-agent accepts once its blanks are filled', () => {
     const text = readFileSync(path.join(kubernetesDir, 'node/node-agent.env'), 'utf8');
     const env = Object.fromEntries(
-      text.split('\n').filter((l) => /^[A-Z]/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/<[^>]+>/, 'filled-in')]),
+      text
+        .split('\n')
+        .filter((l) => /^[A-Z]/.test(l))
+        .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1).replace(/<[^>]+>/, 'filled-in')]),
     );
     expect(env.CONTROL_PLANE_URL).toMatch(/^https:\/\//);
     const config = loadConfigOf('node-agent')(env);
@@ -125,7 +132,12 @@ describe('kustomize-lite, the renderer for machines without kubectl', () => {
   const canonical = (v: unknown): unknown => {
     if (typeof v === 'string') return v.replace(/^([a-z-]+-config)-[a-z0-9]{10}$/, '$1');
     if (Array.isArray(v)) return v.map(canonical);
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).sort(([a], [b]) => a.localeCompare(b)).map(([k, x]) => [k, canonical(x)]));
+    if (v && typeof v === 'object')
+      return Object.fromEntries(
+        Object.entries(v)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([k, x]) => [k, canonical(x)]),
+      );
     return v;
   };
   const normalized = (objects: K8sObject[]): string[] => objects.map((o) => JSON.stringify(canonical(o))).sort();

@@ -9,7 +9,12 @@ const lock = JSON.parse(fs.readFileSync(path.join(root, 'package-lock.json'), 'u
 describe('a clean clone installs first time', () => {
   it('package-lock.json is in sync with package.json (npm ci refuses otherwise)', () => {
     // --dry-run checks the lock against package.json without touching node_modules.
-    const run = () => execFileSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const run = () =>
+      execFileSync('npm', ['ci', '--dry-run', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
+        cwd: root,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
     expect(run).not.toThrow();
   });
 

@@ -16,7 +16,10 @@ interface Workflow {
 
 const graph = projectGraph();
 const dir = path.join(ROOT, '.github', 'workflows');
-const workflows: Workflow[] = fs.readdirSync(dir).filter((f) => f.endsWith('.yml')).map((file) => ({ file, ...(parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Omit<Workflow, 'file'>) }));
+const workflows: Workflow[] = fs
+  .readdirSync(dir)
+  .filter((f) => f.endsWith('.yml'))
+  .map((file) => ({ file, ...(parse(fs.readFileSync(path.join(dir, file), 'utf8')) as Omit<Workflow, 'file'>) }));
 const regenerate = 'run `npx tsx tools/ci/workflows.ts` after changing a project or its dependencies';
 
 /** The projects a workflow checks: its affected step's --only list. */
@@ -27,9 +30,17 @@ const projectsOf = (w: Workflow): string[] => {
 /** GitHub's path filter: the workflow runs when a changed file matches one of its patterns. */
 const triggers = (w: Workflow, file: string): boolean => w.on.pull_request.paths.some((p) => path.posix.matchesGlob(file, p));
 /** The workflows a change to `file` starts (each then checks those of its projects nx affected names). */
-const triggeredBy = (file: string): string[] => workflows.filter((w) => triggers(w, file)).map((w) => w.file).sort();
+const triggeredBy = (file: string): string[] =>
+  workflows
+    .filter((w) => triggers(w, file))
+    .map((w) => w.file)
+    .sort();
 /** The workflows that check at least one of these projects. */
-const workflowsOf = (projects: string[]): string[] => workflows.filter((w) => projectsOf(w).some((p) => projects.includes(p))).map((w) => w.file).sort();
+const workflowsOf = (projects: string[]): string[] =>
+  workflows
+    .filter((w) => projectsOf(w).some((p) => projects.includes(p)))
+    .map((w) => w.file)
+    .sort();
 /** Every project that depends on `name`, directly or not, and the project itself: what nx affected runs when it changes. */
 const dependents = (name: string): string[] => [...graph.keys()].filter((p) => closure(graph, p).has(name)).sort();
 const sourceFileOf = (project: string): string => `${graph.get(project)!.root}/src/changed.ts`;
@@ -43,7 +54,11 @@ describe('the per-service workflows', () => {
   });
 
   it.each(workflows.map((w) => [w.file, w] as const))("%s filters on its projects' folders and those of every project they depend on, nothing else", (_file, w) => {
-    const expected = new Set(projectsOf(w).flatMap((p) => [...closure(graph, p)]).map((p) => `${graph.get(p)!.root}/**`));
+    const expected = new Set(
+      projectsOf(w)
+        .flatMap((p) => [...closure(graph, p)])
+        .map((p) => `${graph.get(p)!.root}/**`),
+    );
     const projectPaths = w.on.pull_request.paths.filter((p) => [...graph.values()].some((q) => p.startsWith(`${q.root}/`)) && !p.startsWith('deploy/docker/'));
     expect({ file: w.file, paths: projectPaths.sort() }).toEqual({ file: w.file, paths: [...expected].sort() });
     expect(w.on.push.paths).toEqual(w.on.pull_request.paths);
@@ -58,7 +73,11 @@ describe('the per-service workflows', () => {
   });
 
   it.each(['libs/redis/src/index.ts', 'libs/db/src/index.ts', 'apps/node-agent/src/main.ts'])('agree with `nx show projects --affected` for a change to %s', (file) => {
-    const out = execFileSync('npx', ['nx', 'show', 'projects', '--affected', `--files=${file}`], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' } });
+    const out = execFileSync('npx', ['nx', 'show', 'projects', '--affected', `--files=${file}`], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true' },
+    });
     expect(triggeredBy(file)).toEqual(workflowsOf(out.split('\n').filter(Boolean)));
   });
 

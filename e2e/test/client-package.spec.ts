@@ -26,7 +26,11 @@ const op = (id: string) => ({ type: 'container/run', id, args: { image: 'busybox
 const jobBody = (market: string) => ({ definition: { version: '0.1', type: 'container', ops: [op('serve')] }, market, durationSeconds: 60 });
 
 async function call(base: string, key: string, method: string, path: string, body?: unknown): Promise<any> {
-  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -57,7 +61,10 @@ describe('the @ocg/api-client package, installed outside the workspace', () => {
 
   beforeAll(async () => {
     scratch = mkdtempSync(join(tmpdir(), 'ocg-client-package-'));
-    const built = execFileSync(resolve(ROOT, 'node_modules/.bin/tsx'), ['tools/api-client/build.ts', '--out', join(scratch, 'package'), '--pack', scratch], { cwd: ROOT, encoding: 'utf8' });
+    const built = execFileSync(resolve(ROOT, 'node_modules/.bin/tsx'), ['tools/api-client/build.ts', '--out', join(scratch, 'package'), '--pack', scratch], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     tarball = /packed: (.+)/.exec(built)![1].trim();
     consumer = join(scratch, 'consumer');
     mkdirSync(join(consumer, 'site'), { recursive: true });
@@ -102,7 +109,8 @@ describe('the @ocg/api-client package, installed outside the workspace', () => {
     expect(manifest).toMatchObject({ name: '@ocg/api-client', version: document.info.version, type: 'module', types: './index.d.ts' });
     expect(Object.keys(manifest.dependencies)).toEqual(['openapi-fetch']);
     expect(tarball).toMatch(new RegExp(`ocg-api-client-${document.info.version}\\.tgz$`));
-    for (const file of ['index.js', 'index.d.ts', 'schema.d.ts', 'node-schema.d.ts', 'openapi.json', 'node-openapi.json', 'README.md']) expect(existsSync(join(installed, file))).toBe(true);
+    for (const file of ['index.js', 'index.d.ts', 'schema.d.ts', 'node-schema.d.ts', 'openapi.json', 'node-openapi.json', 'README.md'])
+      expect(existsSync(join(installed, file))).toBe(true);
     expect(JSON.parse(readFileSync(join(installed, 'openapi.json'), 'utf8'))).toEqual(document);
     expect(readFileSync(join(installed, 'index.js'), 'utf8')).not.toMatch(/@ocg\//);
   });
@@ -129,7 +137,16 @@ describe('the @ocg/api-client package, installed outside the workspace', () => {
     beforeAll(async () => {
       if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: install it with \`apt-get install -y chromium\``);
       // The frontend's build: its own code and the installed package, bundled for the browser.
-      await build({ entryPoints: [join(consumer, 'app.js')], bundle: true, format: 'esm', platform: 'browser', target: 'chrome120', outfile: join(consumer, 'site/app.js'), absWorkingDir: consumer, logLevel: 'silent' });
+      await build({
+        entryPoints: [join(consumer, 'app.js')],
+        bundle: true,
+        format: 'esm',
+        platform: 'browser',
+        target: 'chrome120',
+        outfile: join(consumer, 'site/app.js'),
+        absWorkingDir: consumer,
+        logLevel: 'silent',
+      });
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],

@@ -51,7 +51,7 @@ describe('the description is the contract', () => {
       expect(paths(r)).toEqual(['/running']);
     });
 
-    it('for anything but a list of strings inside a finish\'s results', async () => {
+    it("for anything but a list of strings inside a finish's results", async () => {
       for (const results of [{ web: { out: 'x' } }, { web: { out: [1] } }, { web: { out: ['x'], extra: { a: 1 } } }]) {
         const r = await send('POST', '/node-jobs/4Fz9xq1TNvfbGp5yEjL7uKcWdRb2hS3aM6nVtYk8PJDw/finish', { status: 'completed', results, ops: [] }, 'node');
         expect([JSON.stringify(results), r.status]).toEqual([JSON.stringify(results), 400]);
@@ -71,7 +71,13 @@ describe('the description is the contract', () => {
       ['a path parameter', 'GET', '/markets/a%00b', undefined, '/market'],
       ['a query parameter', 'GET', '/nodes?market=a%00b', undefined, '/market'],
       ['a login field', 'POST', '/auth/login', { email: 'a\u0000@example.com', password: 'secret' }, '/email'],
-      ['a job\'s cmd', 'POST', '/jobs', { market: 'x', definition: { version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'a', args: { image: 'busybox', cmd: ['sh\u0000'] } }] } }, '/definition/ops/0/args/cmd/0'],
+      [
+        "a job's cmd",
+        'POST',
+        '/jobs',
+        { market: 'x', definition: { version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'a', args: { image: 'busybox', cmd: ['sh\u0000'] } }] } },
+        '/definition/ops/0/args/cmd/0',
+      ],
     ])('in %s', async (_what, method, path, body, field) => {
       const r = await send(method, path, body);
       expect(r.status).toBe(400);

@@ -27,7 +27,13 @@ const WATCH_AFTER_OUTAGE_MS = 15_000;
 const webJob = {
   version: '0.1',
   type: 'container',
-  ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', 'mkdir -p /www && echo still-here > /www/index.html && exec httpd -f -p 8080 -h /www'], expose: 8080 } }],
+  ops: [
+    {
+      type: 'container/run',
+      id: 'web',
+      args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', 'mkdir -p /www && echo still-here > /www/index.html && exec httpd -f -p 8080 -h /www'], expose: 8080 },
+    },
+  ],
 };
 
 interface Recovery {
@@ -115,7 +121,12 @@ describe('the control plane under faults', () => {
     userKey = made.body.apiKey.key;
     const granted = await stack.call('POST', '/credits/grant', stack.adminKey, { userId: made.body.user.id, amount: CREDITS, reason: 'fault-injection suite' });
     if (granted.status !== 200) throw new Error(`credits not granted: ${JSON.stringify(granted.body)}`);
-    const market = await stack.call('POST', '/markets', stack.adminKey, { name: `faults-${process.pid}`, pricePerSecond: PRICE, defaultDurationSeconds: 600, maxDurationSeconds: 3600 });
+    const market = await stack.call('POST', '/markets', stack.adminKey, {
+      name: `faults-${process.pid}`,
+      pricePerSecond: PRICE,
+      defaultDurationSeconds: 600,
+      maxDurationSeconds: 3600,
+    });
     if (market.status !== 200) throw new Error(`market not created: ${JSON.stringify(market.body)}`);
     await stack.startAgent(market.body.name, market.body.joinToken);
     const posted = await stack.call('POST', '/jobs', userKey, { definition: webJob, market: market.body.name, durationSeconds: DURATION });
@@ -127,7 +138,9 @@ describe('the control plane under faults', () => {
 
   afterAll(async () => {
     if (recoveries.length > 0) {
-      process.stdout.write(`fault-injection: recovery times (s after the fault ended)\n${recoveries.map((r) => `  ${r.fault.padEnd(34)} endpoint ${String(r.endpointS).padStart(5)}  API ${String(r.apiS).padStart(5)}${r.duringOutage ? `  ${r.duringOutage}` : ''}`).join('\n')}\n`);
+      process.stdout.write(
+        `fault-injection: recovery times (s after the fault ended)\n${recoveries.map((r) => `  ${r.fault.padEnd(34)} endpoint ${String(r.endpointS).padStart(5)}  API ${String(r.apiS).padStart(5)}${r.duringOutage ? `  ${r.duringOutage}` : ''}`).join('\n')}\n`,
+      );
     }
     // The job ends through the product (its node removes containers, networks and iptables rules), then whatever is left by label.
     if (job) await stack.call('POST', `/jobs/${job}/stop`, userKey).catch(() => undefined);
@@ -178,10 +191,13 @@ describe('the control plane under faults', () => {
   it('bills the whole run and settles to the unit', async () => {
     const stopped = await stack.call('POST', `/jobs/${job}/stop`, userKey);
     expect(stopped.status).toBe(200);
-    const ended = await waitFor(async () => {
-      const j = (await stack.call('GET', `/jobs/${job}`, userKey)).body;
-      return j.settlement === 'settled' ? j : undefined;
-    }, { timeoutMs: 60_000, what: 'the settlement' });
+    const ended = await waitFor(
+      async () => {
+        const j = (await stack.call('GET', `/jobs/${job}`, userKey)).body;
+        return j.settlement === 'settled' ? j : undefined;
+      },
+      { timeoutMs: 60_000, what: 'the settlement' },
+    );
     expect(ended).toMatchObject({ status: 'STOPPED', reason: 'stopped by the poster', cost: ended.billedSeconds * PRICE });
     // Not cut short by any fault: billed from its start until the stop.
     expect(ended.billedSeconds).toBeGreaterThanOrEqual(Math.floor((Date.now() - runningSince) / 1000) - 10);

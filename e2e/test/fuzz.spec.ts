@@ -36,15 +36,26 @@ interface FuzzRequest {
   credential: Credential;
 }
 
-const parametersOf = (op: Operation, where: string): Json[] => ((op.op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === where && p.name.toLowerCase() !== 'authorization');
+const parametersOf = (op: Operation, where: string): Json[] =>
+  ((op.op.parameters as Json[] | undefined) ?? []).filter((p) => p.in === where && p.name.toLowerCase() !== 'authorization');
 
 function requests(op: Operation, known: Record<string, string[]>): fc.Arbitrary<FuzzRequest> {
   const record = (where: string, required: boolean) =>
     fc.record(Object.fromEntries(parametersOf(op, where).map((p) => [p.name as string, parameterText(resolve(p.schema), known[p.name] ?? [], where === 'path')])), {
-      requiredKeys: required ? parametersOf(op, where).map((p) => p.name as string) : parametersOf(op, where).filter((p) => p.required).map((p) => p.name as string),
+      requiredKeys: required
+        ? parametersOf(op, where).map((p) => p.name as string)
+        : parametersOf(op, where)
+            .filter((p) => p.required)
+            .map((p) => p.name as string),
     }) as fc.Arbitrary<Record<string, string>>;
   // Parameters no operation declares, and bodies sent where none is taken, are answered too.
-  const undeclared = fc.option(fc.tuple(fc.constantFrom('x', 'debug', '__proto__'), hostileString.filter((v) => v.length < 4000)), { freq: 4 });
+  const undeclared = fc.option(
+    fc.tuple(
+      fc.constantFrom('x', 'debug', '__proto__'),
+      hostileString.filter((v) => v.length < 4000),
+    ),
+    { freq: 4 },
+  );
   const query = fc.tuple(record('query', false), undeclared).map(([q, extra]) => (extra ? { ...q, [extra[0]]: extra[1] } : q));
   const stray = op.method === 'GET' ? fc.constant(undefined) : fc.option(hostileValue, { freq: 4, nil: undefined });
   return fc.record({
@@ -99,24 +110,28 @@ describe(`fuzzing every operation of the description (seed ${SEED}, ${RUNS} runs
     await s?.stop();
   });
 
-  it.each(operations().map((op) => [`${op.method} ${op.template}`, op] as const))('%s answers only what the description documents', async (_name, op) => {
-    const property = fc.asyncProperty(requests(op, known), async (req) => {
-      const path = target(op, req);
-      const headers = headersFor(s, op, req, path);
-      // Stack-safe (the bodies nest 10,000 deep); its sorted keys change nothing a server may rely on.
-      const body = req.body === undefined ? undefined : canonicalJson(req.body);
-      const url = `${s.gateway}${path}`;
-      const res = await fetch(url, { method: op.method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch((err: Error) => {
-        throw new Error(`${err.message}\n  reproduce: ${curl(url, op.method, headers, body)}`);
+  it.each(operations().map((op) => [`${op.method} ${op.template}`, op] as const))(
+    '%s answers only what the description documents',
+    async (_name, op) => {
+      const property = fc.asyncProperty(requests(op, known), async (req) => {
+        const path = target(op, req);
+        const headers = headersFor(s, op, req, path);
+        // Stack-safe (the bodies nest 10,000 deep); its sorted keys change nothing a server may rely on.
+        const body = req.body === undefined ? undefined : canonicalJson(req.body);
+        const url = `${s.gateway}${path}`;
+        const res = await fetch(url, { method: op.method, headers, body, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }).catch((err: Error) => {
+          throw new Error(`${err.message}\n  reproduce: ${curl(url, op.method, headers, body)}`);
+        });
+        const answer = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, text: await res.text(), accepted: req.accept, requestBody: req.body };
+        const counts = statuses.get(`${op.method} ${op.template}`) ?? new Map<number, number>();
+        statuses.set(`${op.method} ${op.template}`, counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1));
+        const problems = checkAnswer(op, answer);
+        if (problems.length > 0) {
+          throw new Error(`${problems.join('\n  ')}\n  answer: ${answer.status} ${answer.text.slice(0, 500)}\n  reproduce: ${curl(url, op.method, headers, body)}`);
+        }
       });
-      const answer = { status: res.status, contentType: res.headers.get('content-type') ?? undefined, text: await res.text(), accepted: req.accept, requestBody: req.body };
-      const counts = statuses.get(`${op.method} ${op.template}`) ?? new Map<number, number>();
-      statuses.set(`${op.method} ${op.template}`, counts.set(answer.status, (counts.get(answer.status) ?? 0) + 1));
-      const problems = checkAnswer(op, answer);
-      if (problems.length > 0) {
-        throw new Error(`${problems.join('\n  ')}\n  answer: ${answer.status} ${answer.text.slice(0, 500)}\n  reproduce: ${curl(url, op.method, headers, body)}`);
-      }
-    });
-    await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true });
-  }, 240_000);
+      await fc.assert(property, { seed: SEED, numRuns: RUNS, endOnFailure: true });
+    },
+    240_000,
+  );
 });

@@ -58,7 +58,13 @@ describe('jobs through the local stack', () => {
     const db = await testDatabase();
     dropDb = db.drop;
     const redis = await testRedis();
-    stack = startTsProcess('stack', join(root, 'tools/stack/main.ts'), { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' }, 0, (l) => lines.push(l));
+    stack = startTsProcess(
+      'stack',
+      join(root, 'tools/stack/main.ts'),
+      { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' },
+      0,
+      (l) => lines.push(l),
+    );
     let exited = false;
     void stack.exited.then(() => (exited = true));
     await waitFor(
@@ -106,15 +112,18 @@ describe('jobs through the local stack', () => {
   });
 
   it('answers the not-found page until the service is ready, then the service', async () => {
-    const job = await post(webJob("sleep 6; echo late > /www/index.html; exec httpd -f -p 8080 -h /www"));
+    const job = await post(webJob('sleep 6; echo late > /www/index.html; exec httpd -f -p 8080 -h /www'));
     const url = await jobUrl(job.address);
     const early = await get(url);
     expect(early.status).toBe(404);
     expect(early.headers.get('content-type')).toMatch(/text\/html/);
-    const late = await waitFor(async () => {
-      const res = await get(url);
-      return res.status === 200 ? res.text() : undefined;
-    }, { timeoutMs: 60000, what: 'the slow service' });
+    const late = await waitFor(
+      async () => {
+        const res = await get(url);
+        return res.status === 200 ? res.text() : undefined;
+      },
+      { timeoutMs: 60000, what: 'the slow service' },
+    );
     expect(late).toBe('late\n');
   });
 
@@ -135,11 +144,15 @@ describe('jobs through the local stack', () => {
   });
 
   it('prints the result lines of `ocg job post` and waits for the endpoint', async () => {
-    const { stdout } = await exec(process.execPath, ['--import', 'tsx', join(root, 'apps/cli/src/main.ts'), 'job', 'post', '--file', join(root, 'examples/hello.json'), '--market', 'local-cpu', '--wait'], {
-      cwd: root,
-      env: { ...process.env, OCG_GATEWAY_URL: gateway, OCG_API_KEY: userKey, NODE_EXTRA_CA_CERTS: caFile },
-      timeout: 180000,
-    });
+    const { stdout } = await exec(
+      process.execPath,
+      ['--import', 'tsx', join(root, 'apps/cli/src/main.ts'), 'job', 'post', '--file', join(root, 'examples/hello.json'), '--market', 'local-cpu', '--wait'],
+      {
+        cwd: root,
+        env: { ...process.env, OCG_GATEWAY_URL: gateway, OCG_API_KEY: userKey, NODE_EXTRA_CA_CERTS: caFile },
+        timeout: 180000,
+      },
+    );
     for (const label of ['network', 'wallet', 'balances', 'price per second', 'total price', 'service URL', 'job link', 'market link', 'definition', 'status']) {
       expect(stdout).toMatch(new RegExp(`^${label}\\s+\\S`, 'm'));
     }
@@ -150,7 +163,7 @@ describe('jobs through the local stack', () => {
   });
 
   it('takes the service down when a one-minute duration ends, and settles it', async () => {
-    const job = await post(webJob("echo brief > /www/index.html; exec httpd -f -p 8080 -h /www"), 60);
+    const job = await post(webJob('echo brief > /www/index.html; exec httpd -f -p 8080 -h /www'), 60);
     const url = await jobUrl(job.address);
     await waitFor(async () => (await get(url)).status === 200 || undefined, { timeoutMs: 60000, what: 'the one-minute job' });
     const ended = await waitFor(

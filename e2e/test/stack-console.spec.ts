@@ -18,7 +18,9 @@ const exec = promisify(execFile);
 
 /** The child of `parent` running `entry` (the stack's children are its services). */
 function childRunning(parent: number, entry: string): number | undefined {
-  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d)).map(Number)) {
+  for (const pid of readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)) {
     try {
       const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
       if (ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(entry)) return pid;
@@ -52,7 +54,7 @@ describe('the local stack console', () => {
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('prints events, not requests; every request line is in the service\'s log file', async () => {
+  it("prints events, not requests; every request line is in the service's log file", async () => {
     for (let i = 0; i < 3; i++) expect((await get('/auth/scopes')).status).toBe(200);
     const file = join(dataDir, 'logs', 'client-manager.log');
     await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').includes('"url":"/auth/scopes"'), { timeoutMs: 10_000, what: 'the request lines in client-manager.log' });

@@ -49,9 +49,21 @@ describe('stopping the local stack', () => {
     for (const s of stacks) if (s.child.exitCode === null && s.child.signalCode === null) await ctrlC(s).catch(() => undefined);
     if (node) {
       const filters = JSON.stringify({ label: [`ocg.node=${node}`] });
-      for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-      for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-      for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+      for (const c of await docker.listContainers({ all: true, filters }))
+        await docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
+        await docker
+          .getVolume(v.Name)
+          .remove()
+          .catch(() => undefined);
+      for (const n of await docker.listNetworks({ filters }))
+        await docker
+          .getNetwork(n.Id)
+          .remove()
+          .catch(() => undefined);
     }
     await dropDb?.();
     rmSync(dataDir, { recursive: true, force: true });
@@ -74,7 +86,11 @@ describe('stopping the local stack', () => {
     await ready(first);
     node = first.lines.find((l) => /stack: node \S+ online/.test(l))!.match(/node (\S+) online/)![1];
     let user = demoUser(first);
-    const definition = { version: '0.1' as const, type: 'container' as const, ops: [{ type: 'container/run' as const, id: 'work', args: { image: 'ocg/busybox:local', cmd: ['sleep', '3600'] } }] };
+    const definition = {
+      version: '0.1' as const,
+      type: 'container' as const,
+      ops: [{ type: 'container/run' as const, id: 'work', args: { image: 'ocg/busybox:local', cmd: ['sleep', '3600'] } }],
+    };
     const posted = await user.POST('/jobs', { body: { definition, market: 'local-cpu', durationSeconds: 600 } });
     const job = posted.data!.address;
     const status = async () => (await user.GET('/jobs/{job}', { params: { path: { job } } })).data;

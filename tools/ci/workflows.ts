@@ -8,7 +8,21 @@ import path from 'node:path';
 import { closure, projectGraph, ROOT, type Project } from './graph';
 
 /** Files every project reads: a change to one runs every workflow (as nx affected counts it). */
-export const SHARED_PATHS = ['package.json', 'package-lock.json', 'nx.json', 'tsconfig.base.json', 'eslint.config.mjs', 'jest.preset.cjs', '.prettierrc.json', '.prettierignore', 'knip.jsonc', '.node-version', 'tools/ci/**', 'tools/setup.sh', 'tools/testenv/**'];
+export const SHARED_PATHS = [
+  'package.json',
+  'package-lock.json',
+  'nx.json',
+  'tsconfig.base.json',
+  'eslint.config.mjs',
+  'jest.preset.cjs',
+  '.prettierrc.json',
+  '.prettierignore',
+  'knip.jsonc',
+  '.node-version',
+  'tools/ci/**',
+  'tools/setup.sh',
+  'tools/testenv/**',
+];
 
 /** Apps shipped as images (deploy/docker/<app>.Dockerfile, built by tools/images/build.ts). */
 export const IMAGE_APPS = ['gateway', 'client-manager', 'host-manager', 'deployment-manager', 'node-agent'];
@@ -22,8 +36,14 @@ export interface WorkflowPlan {
 }
 
 export function plans(graph: Map<string, Project>): WorkflowPlan[] {
-  const libs = [...graph.values()].filter((p) => p.type === 'lib').map((p) => p.name).sort();
-  const others = [...graph.values()].filter((p) => p.type !== 'lib').map((p) => p.name).sort();
+  const libs = [...graph.values()]
+    .filter((p) => p.type === 'lib')
+    .map((p) => p.name)
+    .sort();
+  const others = [...graph.values()]
+    .filter((p) => p.type !== 'lib')
+    .map((p) => p.name)
+    .sort();
   const pathsOf = (names: string[], file: string, image: boolean): string[] => {
     const roots = new Set(names.flatMap((n) => [...closure(graph, n)]).map((n) => `${graph.get(n)?.root}/**`));
     const own = [`.github/workflows/${file}`, ...(image ? [`deploy/docker/${names[0]}.Dockerfile`, 'tools/images/**'] : [])];

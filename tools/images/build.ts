@@ -29,9 +29,26 @@ const SUPPORT = ['postgres', 'redis'] as const;
 const SUPPORT_VERSION: Record<string, string> = { postgres: '15', redis: '7' };
 export const IMAGE_NAMES = [...Object.keys(APPS), ...SUPPORT];
 
-export interface BuiltImage { name: string; image: string; tag: string; built: boolean; seconds: number }
-export interface BuildResult { base: string; debian: string; images: BuiltImage[]; setTag?: string }
-export interface BuildOptions { base?: string; debian?: string; only?: string[]; json?: boolean; log?: (line: string) => void }
+export interface BuiltImage {
+  name: string;
+  image: string;
+  tag: string;
+  built: boolean;
+  seconds: number;
+}
+export interface BuildResult {
+  base: string;
+  debian: string;
+  images: BuiltImage[];
+  setTag?: string;
+}
+export interface BuildOptions {
+  base?: string;
+  debian?: string;
+  only?: string[];
+  json?: boolean;
+  log?: (line: string) => void;
+}
 
 export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult> {
   const log = opts.log ?? ((line: string) => console.log(line));
@@ -52,7 +69,8 @@ export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult>
       const imageVersion = SUPPORT_VERSION[name] ?? version;
       const tag = `${imageVersion}-${hash}`;
       const built = !exists(`${image}:${tag}`);
-      if (built) docker(['build', '-q', '--force-rm', '-f', dockerfile, ...Object.entries(args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), '-t', `${image}:${tag}`, context]);
+      if (built)
+        docker(['build', '-q', '--force-rm', '-f', dockerfile, ...Object.entries(args).flatMap(([k, v]) => ['--build-arg', `${k}=${v}`]), '-t', `${image}:${tag}`, context]);
       for (const alias of [imageVersion, 'latest']) docker(['tag', `${image}:${tag}`, `${image}:${alias}`]);
       const item = { name, image, tag, built, seconds: (Date.now() - t) / 1000 };
       images.push(item);
@@ -68,7 +86,10 @@ export async function buildImages(opts: BuildOptions = {}): Promise<BuildResult>
 function tagSet(images: BuiltImage[], version: string): string | undefined {
   const apps = images.filter((i) => i.name in APPS);
   if (apps.length !== Object.keys(APPS).length) return undefined;
-  const tag = `${version}-set-${createHash('sha256').update(apps.map((i) => i.tag).join(',')).digest('hex').slice(0, 12)}`;
+  const tag = `${version}-set-${createHash('sha256')
+    .update(apps.map((i) => i.tag).join(','))
+    .digest('hex')
+    .slice(0, 12)}`;
   for (const item of apps) docker(['tag', `${item.image}:${item.tag}`, `${item.image}:${tag}`]);
   return tag;
 }
@@ -87,7 +108,9 @@ function contextFiles(name: string): string[] {
 
 /** tools/images/base.sh: builds the offline bases unless they exist; prints node base, then Debian. */
 function offlineBases(opts: BuildOptions): [string, string] {
-  const out = execFileSync('bash', [join(root, 'tools/images/base.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n');
+  const out = execFileSync('bash', [join(root, 'tools/images/base.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] })
+    .trim()
+    .split('\n');
   return [opts.base ?? out[0], opts.debian ?? out[1]];
 }
 
@@ -155,10 +178,13 @@ function parseArgs(argv: string[]): BuildOptions {
 if (require.main === module) {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.json) opts.log = (line) => console.error(line);
-  buildImages(opts).then((result) => {
-    if (opts.json) console.log(JSON.stringify(result));
-  }, (err: unknown) => {
-    console.error(`build: ${(err as Error).message}`);
-    process.exit(1);
-  });
+  buildImages(opts).then(
+    (result) => {
+      if (opts.json) console.log(JSON.stringify(result));
+    },
+    (err: unknown) => {
+      console.error(`build: ${(err as Error).message}`);
+      process.exit(1);
+    },
+  );
 }

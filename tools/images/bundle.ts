@@ -36,9 +36,28 @@ export const APPS: Record<string, AppBundle> = {
 
 /** Optional packages some dependency may require but these apps never load (TypeORM's other drivers, pg-native). */
 const NEVER_LOADED = [
-  'pg-native', 'pg-query-stream', 'mysql', 'mysql2', 'oracledb', 'sqlite3', 'better-sqlite3', 'sql.js', 'mssql', 'mongodb', 'redis', 'hdb-pool',
-  '@sap/hana-client', '@sap/hana-client/extension/Stream', 'typeorm-aurora-data-api-driver', 'react-native-sqlite-storage', '@google-cloud/spanner',
-  '@sentry/node', 'ioredis/built/cluster', 'cpu-features', './crypto/build/Release/sshcrypto.node', 'pino-pretty',
+  'pg-native',
+  'pg-query-stream',
+  'mysql',
+  'mysql2',
+  'oracledb',
+  'sqlite3',
+  'better-sqlite3',
+  'sql.js',
+  'mssql',
+  'mongodb',
+  'redis',
+  'hdb-pool',
+  '@sap/hana-client',
+  '@sap/hana-client/extension/Stream',
+  'typeorm-aurora-data-api-driver',
+  'react-native-sqlite-storage',
+  '@google-cloud/spanner',
+  '@sentry/node',
+  'ioredis/built/cluster',
+  'cpu-features',
+  './crypto/build/Release/sshcrypto.node',
+  'pino-pretty',
 ];
 /** Native parts of dependencies that run on this platform only (the images are linux/amd64). */
 const PREBUILD_KEEP = /prebuilds\/linux-x64\//;
@@ -115,7 +134,8 @@ async function main(): Promise<void> {
   }
 }
 
-if (require.main === module) main().catch((err: unknown) => {
-  console.error(`bundle: ${(err as Error).message}`);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((err: unknown) => {
+    console.error(`bundle: ${(err as Error).message}`);
+    process.exit(1);
+  });

@@ -40,7 +40,9 @@ async function main(): Promise<void> {
   const base = mergeBase();
   if (base === undefined) return say('no origin/main or main to compare with; nothing to do (full run: npm run mutate)');
   // Committed and uncommitted changes since the merge base; deleted files drop out.
-  const changed = git('diff', '--name-only', base).split('\n').filter((f) => f !== '' && fs.existsSync(f));
+  const changed = git('diff', '--name-only', base)
+    .split('\n')
+    .filter((f) => f !== '' && fs.existsSync(f));
   let failed = false;
   for (const { name, root } of MUTATED_PROJECTS) {
     const files = await inScope(root, mutableFiles(changed, root));

@@ -31,7 +31,11 @@ export async function nodeApiDocument(scratch: string, compilerOptions: ts.Compi
     description:
       "Each node agent's API (`API_PORT`, and through the gateway at `https://<node address>.<node domain>`): a job's poster reads its ops, results and logs and stops or restarts its ops and groups.",
     servers: [
-      { url: 'https://{node}.{nodeDomain}', description: 'Through the gateway, at the node host', variables: { node: { default: 'node', description: 'The node address (the job record\'s `node`), lower-case' }, nodeDomain: { default: 'node.example.com' } } },
+      {
+        url: 'https://{node}.{nodeDomain}',
+        description: 'Through the gateway, at the node host',
+        variables: { node: { default: 'node', description: "The node address (the job record's `node`), lower-case" }, nodeDomain: { default: 'node.example.com' } },
+      },
       { url: '/', description: 'The agent itself, at its API_PORT' },
     ],
     securitySchemes: {

@@ -17,7 +17,13 @@ export const perSecond = (units: number): string => `${credits(units)} (${units}
 export function describeJob(job: JobRecord, result?: JobResult | null): string {
   const sections = [fields(jobFields(job))];
   if (job.ops.length > 0) sections.push(opsTable(job));
-  if (job.endpoints.length > 0) sections.push(table(['ENDPOINT', 'PORT', 'STATUS', 'URL'], job.endpoints.map((e) => [e.op, String(e.port), e.status, e.url])));
+  if (job.endpoints.length > 0)
+    sections.push(
+      table(
+        ['ENDPOINT', 'PORT', 'STATUS', 'URL'],
+        job.endpoints.map((e) => [e.op, String(e.port), e.status, e.url]),
+      ),
+    );
   if (result) sections.push(resultsTable(result));
   return sections.join('\n\n');
 }

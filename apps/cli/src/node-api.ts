@@ -64,4 +64,3 @@ export async function nodeAnswer<T>(api: NodeApi, call: () => Promise<{ data?: T
     throw new CliError(`cannot reach the node API at ${api.url}: ${reason(err)}`);
   }
 }
-

@@ -7,7 +7,10 @@ import { UNITS_PER_CREDIT } from '@ocg/contracts';
 
 /** An error meant for a person: main prints its message to stderr and exits 1. */
 export class CliError extends Error {
-  constructor(message: string, readonly body?: unknown) {
+  constructor(
+    message: string,
+    readonly body?: unknown,
+  ) {
     super(message);
     this.name = 'CliError';
   }
@@ -32,7 +35,11 @@ export function fields(rows: [string, string | undefined][]): string {
 /** Left-aligned columns separated by two spaces. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n');
 }
 

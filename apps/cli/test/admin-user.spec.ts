@@ -64,7 +64,11 @@ describe('admin user create', () => {
     const answer = JSON.parse(out);
     expect(answer.user.email).toBe('json@example.com');
     expect(answer.apiKey.key).toMatch(/^ocg_/);
-    const login = await fetch(`${cm.url}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'json@example.com', password: 'correct horse battery' }) });
+    const login = await fetch(`${cm.url}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'json@example.com', password: 'correct horse battery' }),
+    });
     expect(login.status).toBe(200);
   });
 

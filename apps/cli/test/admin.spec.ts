@@ -124,9 +124,22 @@ describe('admin markets', () => {
 });
 
 describe('admin markets limits and join tokens, admin nodes', () => {
-  it('sets a market\'s job limits and container policy, keeping what is left out', async () => {
+  it("sets a market's job limits and container policy, keeping what is left out", async () => {
     await withAdmin('markets', 'create', '--name', 'Limits', '--price-per-second', '1');
-    const text = await withAdmin('markets', 'limits', 'Limits', '--max-ops', '8', '--cpus-per-container', '0.5', '--volumes-per-job', '1073741824', '--user', '1000:1000', '--read-only-root');
+    const text = await withAdmin(
+      'markets',
+      'limits',
+      'Limits',
+      '--max-ops',
+      '8',
+      '--cpus-per-container',
+      '0.5',
+      '--volumes-per-job',
+      '1073741824',
+      '--user',
+      '1000:1000',
+      '--read-only-root',
+    );
     expect(text).toMatch(/job limits {3}8 ops, 16 volumes; per container 0\.5 CPUs/);
     expect(text).toMatch(/per job .* 1073741824 bytes of volumes/);
     expect(text).toMatch(/containers {3}run as 1000:1000, root filesystem read-only/);
@@ -136,9 +149,11 @@ describe('admin markets limits and join tokens, admin nodes', () => {
     await expect(withAdmin('markets', 'limits', 'Limits', '--cpus-per-container', 'lots')).rejects.toThrow('--cpus-per-container must be a number of CPUs');
   });
 
-  it('rotates a join token, optionally revoking the market\'s nodes', async () => {
+  it("rotates a join token, optionally revoking the market's nodes", async () => {
     await withAdmin('markets', 'create', '--name', 'Rotating', '--price-per-second', '1');
-    expect(await withAdmin('markets', 'rotate-join-token', 'Rotating', '--revoke-nodes')).toMatch(/^new join token mjt_\w+\n\(shown only now; the old one no longer works; no nodes were revoked\)/);
+    expect(await withAdmin('markets', 'rotate-join-token', 'Rotating', '--revoke-nodes')).toMatch(
+      /^new join token mjt_\w+\n\(shown only now; the old one no longer works; no nodes were revoked\)/,
+    );
   });
 
   it('lists nodes and says when a node to disable or remove is unknown', async () => {
@@ -176,7 +191,9 @@ describe('admin benchmarks apply', () => {
   });
 
   it('prints each offending path of a rejected request', async () => {
-    const body = file('bad.json', { templates: [{ slug: 'x', operation: { name: 'x', ops: [], metrics: [{ key: 'a' }] }, requirements: [], supportedMarkets: ['nowhere'], threshold: { metric: 'b' } }] });
+    const body = file('bad.json', {
+      templates: [{ slug: 'x', operation: { name: 'x', ops: [], metrics: [{ key: 'a' }] }, requirements: [], supportedMarkets: ['nowhere'], threshold: { metric: 'b' } }],
+    });
     await expect(withAdmin('benchmarks', 'apply', '--file', body)).rejects.toThrow(
       /ValidationError \(400\): Templates rejected, nothing written.*\n {2}\/templates\/0\/supportedMarkets\/0: .*\n {2}\/templates\/0\/threshold\/metric: /,
     );

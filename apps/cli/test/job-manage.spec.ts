@@ -45,7 +45,11 @@ describe('job get', () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(new RegExp(`^job +${address}\nstatus +RUNNING\nmarket +\\w+\nnode +\\w+\nwallet +${user.address}\n`));
     expect(run.out).toMatch(/\nprice per second +0\.000100 credits \(100 units\)\nduration +600 s \(10 min\)\ntotal price +0\.060000 credits \(held\)\n/);
-    expect(run.out).toMatch(new RegExp(`\nservice URL +https://${address}.${NODE_DOMAIN}\ncreated +${LOCAL_TIME}\nstarted +${LOCAL_TIME}\nends +${LOCAL_TIME}\njob link +${stack.gateway}/jobs/${address}\n`));
+    expect(run.out).toMatch(
+      new RegExp(
+        `\nservice URL +https://${address}.${NODE_DOMAIN}\ncreated +${LOCAL_TIME}\nstarted +${LOCAL_TIME}\nends +${LOCAL_TIME}\njob link +${stack.gateway}/jobs/${address}\n`,
+      ),
+    );
   });
 
   it('shows the ops and the captured results once the node finished the job', async () => {
@@ -104,10 +108,38 @@ describe('job ops and logs', () => {
     seen.push({ url: req.url ?? '', host: req.headers.host, authorization: req.headers.authorization });
     const now = new Date().toISOString();
     const status: NodeJobStatus = {
-      job: address, state: 'running', reason: null, startedAt: now, deadline: now, endedAt: null, currentStage: 'nginx',
-      ops: [{ id: 'nginx', group: 'nginx', stage: 0, opIndex: 0, type: 'container/run', state: 'running', exitCode: null, reason: null, restarts: 1, startedAt: now, endedAt: null, endpoints: [{ port: 80, type: 'web', host: `${address}-80`, url: `https://${address}-80.${NODE_DOMAIN}`, status: 'ONLINE', ready: true }] }],
+      job: address,
+      state: 'running',
+      reason: null,
+      startedAt: now,
+      deadline: now,
+      endedAt: null,
+      currentStage: 'nginx',
+      ops: [
+        {
+          id: 'nginx',
+          group: 'nginx',
+          stage: 0,
+          opIndex: 0,
+          type: 'container/run',
+          state: 'running',
+          exitCode: null,
+          reason: null,
+          restarts: 1,
+          startedAt: now,
+          endedAt: null,
+          endpoints: [{ port: 80, type: 'web', host: `${address}-80`, url: `https://${address}-80.${NODE_DOMAIN}`, status: 'ONLINE', ready: true }],
+        },
+      ],
     };
-    const logs: GetNodeOpLogsResponse = { job: address, op: 'nginx', lines: [{ seq: 7, time: now, stream: 'stdout', text: 'ready' }, { seq: 8, time: now, stream: 'stderr', text: 'warned' }] };
+    const logs: GetNodeOpLogsResponse = {
+      job: address,
+      op: 'nginx',
+      lines: [
+        { seq: 7, time: now, stream: 'stdout', text: 'ready' },
+        { seq: 8, time: now, stream: 'stderr', text: 'warned' },
+      ],
+    };
     res.setHeader('content-type', 'application/json');
     res.end(JSON.stringify(req.url?.startsWith(`/job/${address}/ops/nginx/logs`) ? logs : status));
   }
@@ -129,7 +161,11 @@ describe('job ops and logs', () => {
   it("asks the job's node through the gateway's node host, signing the header for that node and job", async () => {
     const run = await ocg('job', 'ops', address, '--node-url', nodeUrl, ...as(user));
     expect(run.err).toBe('');
-    expect(run.out).toMatch(new RegExp(`^job +${address}\nstate +running\nstage +nginx\n\nOP +GROUP +STATE +EXIT +RESTARTS +ENDPOINTS\nnginx +nginx +running +- +1 +https://${address}-80\\.${NODE_DOMAIN} ONLINE\n$`));
+    expect(run.out).toMatch(
+      new RegExp(
+        `^job +${address}\nstate +running\nstage +nginx\n\nOP +GROUP +STATE +EXIT +RESTARTS +ENDPOINTS\nnginx +nginx +running +- +1 +https://${address}-80\\.${NODE_DOMAIN} ONLINE\n$`,
+      ),
+    );
     const asked = seen.at(-1)!;
     expect(asked).toMatchObject({ url: `/job/${address}/ops`, host: new URL(nodeUrl).host });
     expect(verifyAuthHeader(asked.authorization!, user.address, { requireTimestamp: true, expectedMessage: nodeApiMessage(nodeAddress, address) })).toMatchObject({ ok: true });
@@ -139,7 +175,11 @@ describe('job ops and logs', () => {
     const run = await ocg('job', 'logs', address, 'nginx', '--tail', '2', '--streams', 'stdout,stderr', '--node-url', nodeUrl, ...as(user));
     expect(run.out).toBe('ready\n[stderr] warned\n');
     expect(seen.at(-1)!.url).toBe(`/job/${address}/ops/nginx/logs?tail=2&streams=stdout%2Cstderr`);
-    expect(JSON.parse((await ocg('job', 'logs', address, 'nginx', '--json', '--node-url', nodeUrl, ...as(user))).out)).toMatchObject({ job: address, op: 'nginx', lines: [{ seq: 7 }, { seq: 8 }] });
+    expect(JSON.parse((await ocg('job', 'logs', address, 'nginx', '--json', '--node-url', nodeUrl, ...as(user))).out)).toMatchObject({
+      job: address,
+      op: 'nginx',
+      lines: [{ seq: 7 }, { seq: 8 }],
+    });
   });
 
   it("finds the node host beside the job's own hosts without --node-url", async () => {

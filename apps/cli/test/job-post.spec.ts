@@ -74,7 +74,9 @@ describe('job post to a market without nodes', () => {
 
   it('shows progress while waiting, then gives up cleanly with exit 1 and leaves the job queued', async () => {
     expect(run.err).toMatch(/^waiting for a node of the market to run the job \(QUEUED\), 0 s\n/);
-    expect(run.err).toMatch(/ocg: the job is still QUEUED after 1 s: no node of the market has claimed it.\nIt stays queued, its price held, until a node claims it: see it with ocg job get \w+, or stop it with ocg job stop \w+\n$/);
+    expect(run.err).toMatch(
+      /ocg: the job is still QUEUED after 1 s: no node of the market has claimed it.\nIt stays queued, its price held, until a node claims it: see it with ocg job get \w+, or stop it with ocg job stop \w+\n$/,
+    );
     expect(run.code).toBe(1);
     expect((await jobsOf(user)).map((j: { status: string }) => j.status)).toEqual(['QUEUED']);
   });
@@ -219,7 +221,9 @@ describe('job post to a market with a node', () => {
       await node.claim(name);
       const run = await running;
       expect(run.code).toBe(1);
-      expect(run.err).toMatch(/ocg: cannot verify the certificate of https:\/\/\w+\.nodes\.localhost: UNABLE_TO_VERIFY_LEAF_SIGNATURE\. For a local CA pass --ca <file> or set NODE_EXTRA_CA_CERTS\n$/);
+      expect(run.err).toMatch(
+        /ocg: cannot verify the certificate of https:\/\/\w+\.nodes\.localhost: UNABLE_TO_VERIFY_LEAF_SIGNATURE\. For a local CA pass --ca <file> or set NODE_EXTRA_CA_CERTS\n$/,
+      );
     } finally {
       ingress.close();
     }

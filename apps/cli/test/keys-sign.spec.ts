@@ -25,7 +25,9 @@ describe('ocg keys', () => {
   it('creates a key with a name, expiry, scopes and models, prints it, and the key works', async () => {
     const run = await ocg('keys', 'create', '--name', 'ci', '--expires-in', '3600', '--scope', 'jobs:read', '--scope', 'api-keys:manage', '--llm-model', 'gemma', ...as(user.key));
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/^created API key (\S+)\nid {10}\1\nname {8}ci\nstatus {6}active\nkey {9}ocg_\w+\nscopes {6}jobs:read api-keys:manage\nLLM models {2}gemma\nexpires {5}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\ncreated {5}/);
+    expect(run.out).toMatch(
+      /^created API key (\S+)\nid {10}\1\nname {8}ci\nstatus {6}active\nkey {9}ocg_\w+\nscopes {6}jobs:read api-keys:manage\nLLM models {2}gemma\nexpires {5}\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\ncreated {5}/,
+    );
     const key = /key {9}(ocg_\w+)/.exec(run.out)![1];
     expect((await ocg('keys', 'list', ...as(key))).code).toBe(0);
   });
@@ -61,7 +63,9 @@ describe('ocg keys', () => {
   it('shows one key in full, with local times', async () => {
     const { id } = await json('keys', 'create', '--name', 'shown');
     const run = await ocg('keys', 'get', id, ...as(user.key));
-    expect(run.out).toMatch(/^id +\S+\nname +shown\nstatus +active\nkey +ocg_\w+\nscopes +.*\nLLM models +any\nexpires +never\ncreated +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\nupdated +.*\nlast used +-\n$/);
+    expect(run.out).toMatch(
+      /^id +\S+\nname +shown\nstatus +active\nkey +ocg_\w+\nscopes +.*\nLLM models +any\nexpires +never\ncreated +\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\nupdated +.*\nlast used +-\n$/,
+    );
   });
 
   it('names the field the gateway refused, and exits 1', async () => {

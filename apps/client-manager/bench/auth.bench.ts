@@ -19,7 +19,23 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createSigner, generateApiKey, generateWallet, signForExternal } from '@ocg/auth';
-import { ensureLocalTls, freePorts, interleaved, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, startBareServer, testDatabase, testRedis, trustLocalCa, verdict, type Load } from '@ocg/testing';
+import {
+  ensureLocalTls,
+  freePorts,
+  interleaved,
+  launchServices,
+  load,
+  perCore,
+  perCoreLine,
+  profileEnv,
+  ratioLine,
+  startBareServer,
+  testDatabase,
+  testRedis,
+  trustLocalCa,
+  verdict,
+  type Load,
+} from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -28,8 +44,7 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const SERVICES = ['client-manager', 'gateway'];
 
 const get = (url: string): Promise<Load> => load(url, { connections, seconds });
-const validate = (base: string, apiKey: string): Promise<Load> =>
-  load(`${base}/auth/validate-api-key`, { connections, seconds, method: 'POST', body: JSON.stringify({ apiKey }) });
+const validate = (base: string, apiKey: string): Promise<Load> => load(`${base}/auth/validate-api-key`, { connections, seconds, method: 'POST', body: JSON.stringify({ apiKey }) });
 
 async function signLatency(url: string, apiKey: string, messages: string[]): Promise<number> {
   const times: number[] = [];
@@ -126,7 +141,9 @@ async function main(): Promise<void> {
     console.log('  POST /auth/sign-messages/external, 100 messages (median)');
     console.log(`    in-process signing (baseline): ${signBaseline.toFixed(2)} ms`);
     console.log(`    direct to client-manager:      ${signDirect.toFixed(2)} ms (${(signDirect / signBaseline).toFixed(1)}x baseline) ${verdict(signDirect < 20, 'ABOVE TARGET')}`);
-    console.log(`    through the HTTPS gateway:     ${signGateway.toFixed(2)} ms (${(signGateway / signBaseline).toFixed(1)}x baseline) ${verdict(signGateway < 20, 'ABOVE TARGET')}`);
+    console.log(
+      `    through the HTTPS gateway:     ${signGateway.toFixed(2)} ms (${(signGateway / signBaseline).toFixed(1)}x baseline) ${verdict(signGateway < 20, 'ABOVE TARGET')}`,
+    );
   } finally {
     await bare?.stop();
     await stack.stop();

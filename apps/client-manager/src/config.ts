@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { isWellFormedApiKey, resolveMasterKey } from '@ocg/auth';
 import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
-const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const optionalText = () =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const schema = z
@@ -20,7 +25,10 @@ const schema = z
     INTERNAL_TOKEN: optionalText().refine((t) => t === undefined || t.length >= 16, 'must be at least 16 characters'),
     OAUTH_ISSUER: optionalText(),
     OAUTH_AUDIENCE: optionalText(),
-    OAUTH_JWKS_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
+    OAUTH_JWKS_URL: z
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
     /** Inline JWKS JSON, instead of OAUTH_JWKS_URL. */
     OAUTH_JWKS: optionalText(),
     SESSION_TTL_SECONDS: positiveInt(7 * 24 * 3600),

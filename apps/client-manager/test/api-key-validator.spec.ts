@@ -102,7 +102,8 @@ describe('ApiKeyValidator', () => {
 
 describe('ApiKeyService.systemKeyFor', () => {
   let cm: Harness;
-  const serviceAt = (clock: Clock) => new ApiKeyService(new ApiKeyRepository(cm.db), new UserRepository(cm.db), new Secrets(masterKeyOf(cm.config)), new ApiKeyCache(cm.redis, 60, silent), clock);
+  const serviceAt = (clock: Clock) =>
+    new ApiKeyService(new ApiKeyRepository(cm.db), new UserRepository(cm.db), new Secrets(masterKeyOf(cm.config)), new ApiKeyCache(cm.redis, 60, silent), clock);
   beforeAll(async () => (cm = await startClientManager()));
   afterAll(() => cm.close());
 

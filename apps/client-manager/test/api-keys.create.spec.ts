@@ -24,7 +24,7 @@ describe('POST /api-keys/', () => {
     expect(new Date(res.body.createdAt).toISOString()).toBe(res.body.createdAt);
   });
 
-  it('gives the new key all of the caller\'s scopes by default', async () => {
+  it("gives the new key all of the caller's scopes by default", async () => {
     expect((await create({ name: 'all' })).body.scopes).toEqual(USER_SCOPES);
   });
 

@@ -48,7 +48,7 @@ describe('POST /api-keys/{id}/delete', () => {
     }
   });
 
-  it('answers 404 for another user\'s key and leaves it working', async () => {
+  it("answers 404 for another user's key and leaves it working", async () => {
     expect((await remove(bob.keyId)).status).toBe(404);
     expect((await validate(cm, bob.key)).valid).toBe(true);
   });

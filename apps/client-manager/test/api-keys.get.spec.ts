@@ -11,7 +11,7 @@ describe('GET /api-keys/{id}', () => {
   });
   afterAll(() => cm.close());
 
-  it('answers the full record of one of the caller\'s keys', async () => {
+  it("answers the full record of one of the caller's keys", async () => {
     const made = await createKey(cm, alice.key, { name: 'mine', expiresIn: 3600 });
     const res = await cm.call('GET', `/api-keys/${made.id}`, { key: alice.key });
     expect(res.status).toBe(200);
@@ -20,7 +20,7 @@ describe('GET /api-keys/{id}', () => {
     expect(Date.parse(res.body.expiresAt) - Date.parse(res.body.createdAt)).toBe(3_600_000);
   });
 
-  it('answers 404 for another user\'s key, as for one that does not exist', async () => {
+  it("answers 404 for another user's key, as for one that does not exist", async () => {
     const other = await cm.call('GET', `/api-keys/${bob.keyId}`, { key: alice.key });
     const missing = await cm.call('GET', '/api-keys/key_1111111111111111111111', { key: alice.key });
     expect(other.status).toBe(404);

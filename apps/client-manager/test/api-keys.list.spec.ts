@@ -27,7 +27,7 @@ describe('GET /api-keys/', () => {
     expect((await cm.call('GET', '/api-keys', { key: alice.key })).body.total).toBe(2);
   });
 
-  it('shows only the caller\'s own keys', async () => {
+  it("shows only the caller's own keys", async () => {
     const res = await cm.call('GET', '/api-keys/', { key: bob.key });
     expect(res.body.keys.map((k: { id: string }) => k.id)).toEqual([bob.keyId]);
   });

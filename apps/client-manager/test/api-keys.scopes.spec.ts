@@ -4,7 +4,7 @@ import { startServices } from '../src/app';
 import { startClientManager, type Harness, type TestUser } from './harness';
 import { createKey, validate } from './support/keys';
 
-describe('what a credential may read of its user\'s other keys', () => {
+describe("what a credential may read of its user's other keys", () => {
   let cm: Harness;
   let alice: TestUser;
   beforeAll(async () => {

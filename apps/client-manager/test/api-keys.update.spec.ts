@@ -83,7 +83,7 @@ describe('POST /api-keys/{id}/update', () => {
     expect(res.body.errors).toEqual([{ path: '/scopes', message: 'is not an allowed member' }]);
   });
 
-  it('answers 404 for another user\'s key and leaves it untouched', async () => {
+  it("answers 404 for another user's key and leaves it untouched", async () => {
     const res = await update(bob.keyId, { status: 'disabled' });
     expect(res.status).toBe(404);
     expect((await validate(cm, bob.key)).valid).toBe(true);

@@ -50,7 +50,11 @@ describe('the internal credential when INTERNAL_TOKEN is not configured', () => 
   afterAll(() => cm.close());
 
   it('exempts no one from the validation rate limit, whatever header is sent', async () => {
-    const from = () => cm.call('POST', '/auth/validate-api-key', { body: { apiKey: generateApiKey() }, headers: { 'x-ocg-internal-token': 'anything-at-all-here', 'x-forwarded-for': '192.0.2.9' } });
+    const from = () =>
+      cm.call('POST', '/auth/validate-api-key', {
+        body: { apiKey: generateApiKey() },
+        headers: { 'x-ocg-internal-token': 'anything-at-all-here', 'x-forwarded-for': '192.0.2.9' },
+      });
     expect((await from()).status).toBe(200);
     expect((await from()).status).toBe(429);
   });

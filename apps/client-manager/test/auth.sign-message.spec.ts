@@ -16,7 +16,7 @@ describe('POST /auth/sign-message/external', () => {
 
   const sign = (body: unknown, type?: 'json' | 'text' | 'multipart', key = user.key) => cm.call('POST', '/auth/sign-message/external', { key, body, type });
 
-  it('signs with the user\'s wallet: byte-identical to node:crypto and @noble/ed25519, no timestamp', async () => {
+  it("signs with the user's wallet: byte-identical to node:crypto and @noble/ed25519, no timestamp", async () => {
     const res = await sign({ message: 'hello: wörld' });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ message: 'hello: wörld', signature: expect.any(String), userAddress: user.address });

@@ -38,7 +38,7 @@ describe('POST /auth/validate-session', () => {
     });
   });
 
-  it('gives an auth header signed by the user\'s wallet, with a timestamp', async () => {
+  it("gives an auth header signed by the user's wallet, with a timestamp", async () => {
     const { body } = await check(await login());
     const verdict = verifyAuthHeader(body.user.authenticationHeader, user.address, { requireTimestamp: true, now: cm.now() });
     expect(verdict).toEqual({ ok: true, message: 'ocg-session', timestamp: expect.any(Number) });

@@ -64,7 +64,7 @@ describe('authentication', () => {
   describe('with an OAuth access token', () => {
     const bearer = async (claims: Parameters<OAuthIssuer['token']>[0]) => `Bearer ${await issuer.token(claims)}`;
 
-    it('acts for the token\'s subject when it carries the scope', async () => {
+    it("acts for the token's subject when it carries the scope", async () => {
       const res = await listKeys(await bearer({ sub: user.id, scope: 'api-keys:manage' }));
       expect(res.status).toBe(200);
       expect(res.body.keys.map((k: { id: string }) => k.id)).toContain(user.keyId);
@@ -81,7 +81,7 @@ describe('authentication', () => {
       expectError(res, 403, /users:manage is for API keys only/);
     });
 
-    it('mints keys only within the token\'s scopes', async () => {
+    it("mints keys only within the token's scopes", async () => {
       const token = await bearer({ sub: user.id, scope: 'api-keys:manage wallet:sign' });
       const made = await cm.call('POST', '/api-keys/', { headers: { authorization: token }, body: { name: 'from oauth' } });
       expect(made.body.scopes).toEqual(['api-keys:manage', 'wallet:sign']);

@@ -81,7 +81,10 @@ describe('access tokens with inline issuer keys (OAUTH_JWKS)', () => {
     expect(expired.body.message).toBe('The access token has expired');
     const nobody = await listKeys(await issuer.token({ sub: 'usr_nobody', scope: 'api-keys:manage' }));
     expect(nobody.body.message).toBe('The access token names no known user');
-    const scoped = await cm.call('POST', '/users', { headers: { authorization: `Bearer ${await issuer.token({ sub: user.id, scope: 'users:manage' })}` }, body: { email: 'x@example.com', name: 'x' } });
+    const scoped = await cm.call('POST', '/users', {
+      headers: { authorization: `Bearer ${await issuer.token({ sub: user.id, scope: 'users:manage' })}` },
+      body: { email: 'x@example.com', name: 'x' },
+    });
     expect(scoped.body.message).toBe('The scope users:manage is for API keys only: an access token cannot satisfy it');
   });
 });
@@ -96,7 +99,10 @@ describe('AccessTokenVerifier', () => {
     ['no keys', { OAUTH_ISSUER: ISSUER, OAUTH_AUDIENCE: AUDIENCE, OAUTH_JWKS: undefined }],
   ])('refuses every token with %s configured', async (_what, config) => {
     const verifier = new AccessTokenVerifier({ OAUTH_JWKS: issuer.jwks, ...config });
-    await expect(verifier.verify(await issuer.token({ sub: 'usr_a', scope: 'wallet:sign' }))).rejects.toMatchObject({ status: 401, message: 'OAuth is not configured: use an API key' });
+    await expect(verifier.verify(await issuer.token({ sub: 'usr_a', scope: 'wallet:sign' }))).rejects.toMatchObject({
+      status: 401,
+      message: 'OAuth is not configured: use an API key',
+    });
   });
 
   it('answers no scopes for a token without a scope claim', async () => {
@@ -133,7 +139,10 @@ describe('AccessTokenVerifier', () => {
     it('answers 503 when the issuer does not answer within 3 s', async () => {
       answer = () => undefined; // never answers
       const started = Date.now();
-      await expect(verifierAt(`${base}/slow`).verify(await token())).rejects.toMatchObject({ status: 503, message: 'The OAuth issuer keys could not be fetched; try again shortly' });
+      await expect(verifierAt(`${base}/slow`).verify(await token())).rejects.toMatchObject({
+        status: 503,
+        message: 'The OAuth issuer keys could not be fetched; try again shortly',
+      });
       expect(Date.now() - started).toBeGreaterThanOrEqual(2900);
       expect(Date.now() - started).toBeLessThan(4900); // not fetch's or jose's longer default
     }, 20_000);
@@ -143,7 +152,10 @@ describe('AccessTokenVerifier', () => {
       ['a body that is not JSON', (res: http.ServerResponse) => void res.writeHead(200, { 'content-type': 'application/json' }).end('<html>')],
     ])('answers 503, not 401, when the issuer answers %s for its keys', async (_what, respond) => {
       answer = respond;
-      await expect(verifierAt(`${base}/failing`).verify(await token())).rejects.toMatchObject({ status: 503, message: 'The OAuth issuer keys could not be fetched; try again shortly' });
+      await expect(verifierAt(`${base}/failing`).verify(await token())).rejects.toMatchObject({
+        status: 503,
+        message: 'The OAuth issuer keys could not be fetched; try again shortly',
+      });
     });
 
     it('answers 503 when the keys are unusable', async () => {
@@ -197,7 +209,10 @@ describe('the Authorization header', () => {
   });
 
   it('names the internal credential header when it is wrong', async () => {
-    const res = await cm.call('POST', '/credits/holds', { body: { userId: user.id, amount: 1, reference: 'r' }, headers: { 'x-ocg-internal-token': 'wrong-token-of-some-length' } });
+    const res = await cm.call('POST', '/credits/holds', {
+      body: { userId: user.id, amount: 1, reference: 'r' },
+      headers: { 'x-ocg-internal-token': 'wrong-token-of-some-length' },
+    });
     expect(res.status).toBe(401);
     expect(res.body.message).toBe('Internal route: a valid x-ocg-internal-token header is required');
   });

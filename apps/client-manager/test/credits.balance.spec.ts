@@ -24,7 +24,7 @@ describe('GET /credits/balance', () => {
     expect((await balance()).body).toEqual({ userId: user.id, available: 6 * CREDIT, held: 3 * CREDIT, spent: 1 * CREDIT });
   });
 
-  it('shows only the caller\'s own balance', async () => {
+  it("shows only the caller's own balance", async () => {
     const other = await cm.createUser();
     expect((await balance(other.key)).body).toEqual({ userId: other.id, available: 0, held: 0, spent: 0 });
   });

@@ -17,7 +17,11 @@ describe('POST /credits/grant', () => {
     const before = await balanceOf(cm, user.id);
     const res = await grant({ userId: user.id, amount: 2 * CREDIT, reason: 'welcome' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ transactionId: expect.stringMatching(/^ctx_/), amount: 2 * CREDIT, balance: { userId: user.id, available: before.available + 2 * CREDIT, held: 0, spent: 0 } });
+    expect(res.body).toEqual({
+      transactionId: expect.stringMatching(/^ctx_/),
+      amount: 2 * CREDIT,
+      balance: { userId: user.id, available: before.available + 2 * CREDIT, held: 0, spent: 0 },
+    });
     await expectLedgerConsistent(cm);
   });
 
@@ -30,7 +34,10 @@ describe('POST /credits/grant', () => {
   it('records the grant as two entries that sum to zero, against the platform grants account', async () => {
     const { body } = await grant({ userId: user.id, amount: 5, reason: 'audit' });
     const entries = await cm.db.query('SELECT account, amount::int FROM credit_entries WHERE transaction_id = $1 ORDER BY amount', [body.transactionId]);
-    expect(entries).toEqual([{ account: 'platform:grants', amount: -5 }, { account: `user:${user.id}:available`, amount: 5 }]);
+    expect(entries).toEqual([
+      { account: 'platform:grants', amount: -5 },
+      { account: `user:${user.id}:available`, amount: 5 },
+    ]);
     expect((await cm.db.query('SELECT reason FROM credit_transactions WHERE id = $1', [body.transactionId]))[0].reason).toBe('audit');
   });
 
@@ -52,7 +59,7 @@ describe('POST /credits/grant', () => {
     expect((await grant({ userId: 'usr_nobody', amount: 1, reason: 'r' })).status).toBe(404);
   });
 
-  it('answers 403 for a user\'s own key: granting takes credits:grant', async () => {
+  it("answers 403 for a user's own key: granting takes credits:grant", async () => {
     const res = await grant({ userId: user.id, amount: 1, reason: 'self-service' }, user.key);
     expect(res.status).toBe(403);
     expect(res.body.message).toContain('credits:grant');

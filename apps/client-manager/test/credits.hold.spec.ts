@@ -85,7 +85,11 @@ describe('POST /credits/holds (internal)', () => {
   });
 
   it.each(MEDIA_TYPES)('accepts the body as %s', async (type) => {
-    const res = await cm.call('POST', '/credits/holds', { body: { userId: user.id, amount: 1, reference: `typed-${type}` }, type, headers: { 'x-ocg-internal-token': cm.internalToken } });
+    const res = await cm.call('POST', '/credits/holds', {
+      body: { userId: user.id, amount: 1, reference: `typed-${type}` },
+      type,
+      headers: { 'x-ocg-internal-token': cm.internalToken },
+    });
     expect(res.status).toBe(200);
   });
 

@@ -55,8 +55,12 @@ describe('the credits ledger', () => {
 
   it('refuses to post a transaction that does not balance, or moves nothing', async () => {
     const before = await balanceOf(cm, user.id);
-    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'settle', userId: user.id, moves: { held: -5, spent: 4 } }))).rejects.toThrow(`settle of ${user.id} does not balance (-1)`);
-    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'release', userId: user.id, moves: { held: 0, available: 0 } }))).rejects.toThrow(`release of ${user.id} moves nothing`);
+    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'settle', userId: user.id, moves: { held: -5, spent: 4 } }))).rejects.toThrow(
+      `settle of ${user.id} does not balance (-1)`,
+    );
+    await expect(cm.db.transaction((m) => ledger.post(m, { kind: 'release', userId: user.id, moves: { held: 0, available: 0 } }))).rejects.toThrow(
+      `release of ${user.id} moves nothing`,
+    );
     expect(await balanceOf(cm, user.id)).toEqual(before);
   });
 
@@ -67,7 +71,10 @@ describe('the credits ledger', () => {
       return ledger.post(m, { kind: 'grant', userId: other.id, reason: 'direct', moves: { available: 7, held: 0 } });
     });
     const rows = await cm.db.query('SELECT account, amount::int AS amount FROM credit_entries WHERE transaction_id = $1 ORDER BY amount', [id]);
-    expect(rows).toEqual([{ account: 'platform:grants', amount: -7 }, { account: `user:${other.id}:available`, amount: 7 }]);
+    expect(rows).toEqual([
+      { account: 'platform:grants', amount: -7 },
+      { account: `user:${other.id}:available`, amount: 7 },
+    ]);
     expect(await balanceOf(cm, other.id)).toEqual({ available: 7, held: 0, spent: 0 });
   });
 

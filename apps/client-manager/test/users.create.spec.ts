@@ -59,7 +59,7 @@ describe('POST /users', () => {
     expect(res.body.errors).toEqual([expect.objectContaining({ path })]);
   });
 
-  it('answers 403 for a user\'s key: creating users takes users:manage', async () => {
+  it("answers 403 for a user's key: creating users takes users:manage", async () => {
     const user = await cm.createUser();
     const res = await create({ email: 'eve@example.com', name: 'Eve' }, user.key);
     expect(res.status).toBe(403);

@@ -40,9 +40,11 @@ async function timed(fn: () => Promise<unknown>): Promise<number> {
 /** Runs `count` calls with `parallel` at a time. */
 async function pool(count: number, parallel: number, call: (i: number) => Promise<unknown>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: parallel }, async () => {
-    while (next < count) await call(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < count) await call(next++);
+    }),
+  );
 }
 
 /** 50 nodes claim until the queue is empty; answers jobs per second. */
@@ -71,24 +73,28 @@ async function bareClaims(url: string): Promise<number> {
   await admin.query(`CREATE TABLE bare_jobs (seq bigserial PRIMARY KEY, market text NOT NULL, status text NOT NULL, node text, started_at timestamptz)`);
   await admin.query(`CREATE INDEX ON bare_jobs (market, seq) WHERE status = 'QUEUED'`);
   await admin.query(`INSERT INTO bare_jobs (market, status) SELECT 'm', 'QUEUED' FROM generate_series(1, $1)`, [JOBS]);
-  const clients = await Promise.all(Array.from({ length: NODES }, async () => {
-    const c = new pg.Client({ connectionString: url });
-    await c.connect();
-    return c;
-  }));
+  const clients = await Promise.all(
+    Array.from({ length: NODES }, async () => {
+      const c = new pg.Client({ connectionString: url });
+      await c.connect();
+      return c;
+    }),
+  );
   let claimed = 0;
   const started = process.hrtime.bigint();
-  await Promise.all(clients.map(async (c, i) => {
-    for (;;) {
-      const { rowCount } = await c.query(
-        `WITH next AS (SELECT seq FROM bare_jobs WHERE market = 'm' AND status = 'QUEUED' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
+  await Promise.all(
+    clients.map(async (c, i) => {
+      for (;;) {
+        const { rowCount } = await c.query(
+          `WITH next AS (SELECT seq FROM bare_jobs WHERE market = 'm' AND status = 'QUEUED' ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED)
          UPDATE bare_jobs j SET status = 'RUNNING', node = $1, started_at = now() FROM next WHERE j.seq = next.seq RETURNING j.seq`,
-        [`node-${i}`],
-      );
-      if (!rowCount) return;
-      claimed++;
-    }
-  }));
+          [`node-${i}`],
+        );
+        if (!rowCount) return;
+        claimed++;
+      }
+    }),
+  );
   const perSecond = claimed / (Number(process.hrtime.bigint() - started) / 1e9);
   await Promise.all(clients.map((c) => c.end()));
   await admin.end();
@@ -101,7 +107,8 @@ async function bareInserts(url: string): Promise<number[]> {
   await c.connect();
   await c.query(`CREATE TABLE bare_posts (address text PRIMARY KEY, definition jsonb NOT NULL, created_at timestamptz NOT NULL DEFAULT now())`);
   const times: number[] = [];
-  for (let i = 0; i < POSTS; i++) times.push(await timed(() => c.query(`INSERT INTO bare_posts (address, definition) VALUES ($1, $2)`, [randomBytes(32).toString('hex'), JSON.stringify(definition)])));
+  for (let i = 0; i < POSTS; i++)
+    times.push(await timed(() => c.query(`INSERT INTO bare_posts (address, definition) VALUES ($1, $2)`, [randomBytes(32).toString('hex'), JSON.stringify(definition)])));
   await c.end();
   return times.sort((a, b) => a - b);
 }
@@ -118,7 +125,13 @@ async function main(): Promise<void> {
     ports,
     logLevel: 'warn',
     env: { MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN, ...profileEnv() },
-    serviceEnv: { 'deployment-manager': { JOB_POSTS_PER_MINUTE: '0', CLIENT_MANAGER_URL: `http://127.0.0.1:${ports['client-manager']}`, HOST_MANAGER_URL: `http://127.0.0.1:${ports['host-manager']}` } },
+    serviceEnv: {
+      'deployment-manager': {
+        JOB_POSTS_PER_MINUTE: '0',
+        CLIENT_MANAGER_URL: `http://127.0.0.1:${ports['client-manager']}`,
+        HOST_MANAGER_URL: `http://127.0.0.1:${ports['host-manager']}`,
+      },
+    },
     onLine: () => undefined,
   });
   try {
@@ -128,10 +141,18 @@ async function main(): Promise<void> {
     const { user, apiKey } = await json(`${urls['client-manager']}/users`, { key: adminKey, body: { email: 'bench@example.com', name: 'Bench' } });
     await json(`${urls['client-manager']}/credits/grant`, { key: adminKey, body: { userId: user.id, amount: 1e12, reason: 'bench' } });
     const nodes = Array.from({ length: NODES }, () => createSigner(randomBytes(32)));
-    await Promise.all(nodes.map((signer) => {
-      const body = { market: market.address, joinToken: market.joinToken, specs: { cpus: 1, memoryBytes: 2 ** 30, gpus: [] }, domain: 'bench.test', ingressUrl: 'http://127.0.0.1:9' };
-      return json(`${urls['host-manager']}/nodes/register`, { body, headers: signNodeRequest(signer, { method: 'POST', path: '/nodes/register', body }) });
-    }));
+    await Promise.all(
+      nodes.map((signer) => {
+        const body = {
+          market: market.address,
+          joinToken: market.joinToken,
+          specs: { cpus: 1, memoryBytes: 2 ** 30, gpus: [] },
+          domain: 'bench.test',
+          ingressUrl: 'http://127.0.0.1:9',
+        };
+        return json(`${urls['host-manager']}/nodes/register`, { body, headers: signNodeRequest(signer, { method: 'POST', path: '/nodes/register', body }) });
+      }),
+    );
 
     const post = () => json(`${dm}/jobs`, { key: apiKey.key, body: { definition, market: market.address } });
     for (let i = 0; i < 20; i++) await post(); // warm-up (caches, JIT, pools)
@@ -141,7 +162,11 @@ async function main(): Promise<void> {
     await pool(JOBS - POSTS - 20, 8, post);
 
     // Nodes heartbeat every few seconds; posting the queue can take longer than their presence lasts on a busy machine.
-    await Promise.all(nodes.map((signer) => json(`${urls['host-manager']}/nodes/heartbeat`, { body: {}, headers: signNodeRequest(signer, { method: 'POST', path: '/nodes/heartbeat', body: {} }) })));
+    await Promise.all(
+      nodes.map((signer) =>
+        json(`${urls['host-manager']}/nodes/heartbeat`, { body: {}, headers: signNodeRequest(signer, { method: 'POST', path: '/nodes/heartbeat', body: {} }) }),
+      ),
+    );
     const dmPid = stack.processes.get('deployment-manager')?.child.pid;
     const cpuBefore = cpuSecondsOf(dmPid);
     const service = await claimAll(dm, market.address, nodes);

@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { resolveMasterKey } from '@ocg/auth';
 import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
-const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const optionalText = () =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const fields = z.object({

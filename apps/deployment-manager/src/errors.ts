@@ -13,5 +13,6 @@ export class IdempotencyKeyReusedError extends HttpError {
 
 /** An Idempotency-Key header must be 1 to 200 characters. */
 export function checkIdempotencyKey(key: string): void {
-  if (key.length < 1 || key.length > 200) throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
+  if (key.length < 1 || key.length > 200)
+    throw new ValidationError('Validation failed: Idempotency-Key must be 1 to 200 characters', [{ path: '/Idempotency-Key', message: 'must be 1 to 200 characters' }]);
 }

@@ -5,7 +5,8 @@ import type { Caller } from './jobs/caller';
 export function callerOf(req: object): Caller {
   const identity = identityOf(req);
   const poster = identity.user?.generatedAddress;
-  if (identity.kind !== 'apiKey' || !identity.userId || typeof poster !== 'string') throw new Error('this route needs @Security("bearerAuth") and a key owner with a wallet address');
+  if (identity.kind !== 'apiKey' || !identity.userId || typeof poster !== 'string')
+    throw new Error('this route needs @Security("bearerAuth") and a key owner with a wallet address');
   return { userId: identity.userId, poster };
 }
 

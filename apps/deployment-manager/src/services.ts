@@ -74,7 +74,17 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     waker,
     posts: new JobPostService({ jobs, holds, requests, cas, credits, markets, definitions, query, waker, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
     control: new JobControlService({ jobs, holds, credits, settlement, query, events, extendRequests }),
-    nodeJobs: new NodeJobsService({ jobs, reports: new ReportRepository(db), cas, markets, waker, events, settlement, lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS, claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS }),
+    nodeJobs: new NodeJobsService({
+      jobs,
+      reports: new ReportRepository(db),
+      cas,
+      markets,
+      waker,
+      events,
+      settlement,
+      lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS,
+      claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS,
+    }),
     sweeper: new Sweeper(
       { presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },
       {

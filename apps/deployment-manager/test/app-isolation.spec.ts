@@ -16,7 +16,14 @@ it('gives each app in a process its own authentication, built from its own confi
   const redis = new Redis(redisDb.url);
   const logger = createLogger({ service: 'deployment-manager', level: 'silent' });
   // Never called: the managers' URLs lead nowhere and no route here takes an API key.
-  const env = { DATABASE_URL: database.url, REDIS_URL: redisDb.url, MASTER_KEY, CLIENT_MANAGER_URL: 'http://127.0.0.1:9', HOST_MANAGER_URL: 'http://127.0.0.1:9', NODE_DOMAIN: 'node.test' };
+  const env = {
+    DATABASE_URL: database.url,
+    REDIS_URL: redisDb.url,
+    MASTER_KEY,
+    CLIENT_MANAGER_URL: 'http://127.0.0.1:9',
+    HOST_MANAGER_URL: 'http://127.0.0.1:9',
+    NODE_DOMAIN: 'node.test',
+  };
   const started: { server: RunningServer; close(): void }[] = [];
   const start = async (token: string) => {
     const deps = { logger, db, redis, keys: { validate: async () => null }, settings: loadConfig({ ...env, INTERNAL_TOKEN: token }) };

@@ -32,7 +32,12 @@ describe('what a job is charged', () => {
   });
 
   it('keeps a share already written, so a retried settlement captures the same amounts', () => {
-    expect([...allocate(5000, [{ reference: 'a', amount: '9000', settle_amount: '4000' }, { reference: 'b', amount: '9000', settle_amount: null }])]).toEqual([
+    expect([
+      ...allocate(5000, [
+        { reference: 'a', amount: '9000', settle_amount: '4000' },
+        { reference: 'b', amount: '9000', settle_amount: null },
+      ]),
+    ]).toEqual([
       ['a', 4000],
       ['b', 1000],
     ]);

@@ -63,7 +63,9 @@ describe('definitions and results at rest', () => {
     await dm.db.query(`INSERT INTO blobs (cid, bytes, size) VALUES ($1, $2, $3)`, [cid, bytes, bytes.length]);
     await dm.db.query(`INSERT INTO blob_readers (cid, user_id) VALUES ($1, $2)`, [cid, owner.id]);
     const posted = await dm.as(owner, 'POST', '/jobs', { definition: secretDefinition(), market, durationSeconds: 60 });
-    const plain = JSON.stringify(dm.services.seal.openDefinition(posted.body.address, (await dm.db.query(`SELECT definition FROM jobs WHERE address = $1`, [posted.body.address]))[0].definition));
+    const plain = JSON.stringify(
+      dm.services.seal.openDefinition(posted.body.address, (await dm.db.query(`SELECT definition FROM jobs WHERE address = $1`, [posted.body.address]))[0].definition),
+    );
     await dm.db.query(`UPDATE jobs SET definition = $2::jsonb WHERE address = $1`, [posted.body.address, plain]);
 
     expect((await dm.as(owner, 'GET', `/cas/${cid}`)).body).toEqual({ legacy: `${MARKER}-old` }); // lazily readable before the pass

@@ -58,7 +58,17 @@ describe('credit holds and their settlement', () => {
   const logged = (msg: string) => logs.lines().filter((l) => l.msg === msg);
   const holdRow = (reference: string) => holds.find(reference);
   /** A hold row as a crash or a race leaves it, `ageSeconds` untouched. */
-  const writeHold = (h: { reference: string; job?: string; seq?: number; user: TestUser; amount: number; state: string; applied?: boolean; holdId?: string | null; ageSeconds?: number }) =>
+  const writeHold = (h: {
+    reference: string;
+    job?: string;
+    seq?: number;
+    user: TestUser;
+    amount: number;
+    state: string;
+    applied?: boolean;
+    holdId?: string | null;
+    ageSeconds?: number;
+  }) =>
     db.query(
       `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state, applied, hold_id, updated_at)
        VALUES ($1, $2, $3, $4, $5, 5, $6, $7, $8, now() - make_interval(secs => $9))`,
@@ -96,7 +106,17 @@ describe('credit holds and their settlement', () => {
       const job = fakeJob();
       await holds.begin({ reference: job, job, seq: 0, userId: user.id, amount: 5000, seconds: 5 });
       await holds.begin({ reference: job, job, seq: 0, userId: user.id, amount: 9000, seconds: 9 });
-      expect(await holdRow(job)).toMatchObject({ reference: job, job_address: job, seq: 0, user_id: user.id, amount: '5000', seconds: 5, state: 'placing', applied: false, hold_id: null });
+      expect(await holdRow(job)).toMatchObject({
+        reference: job,
+        job_address: job,
+        seq: 0,
+        user_id: user.id,
+        amount: '5000',
+        seconds: 5,
+        state: 'placing',
+        applied: false,
+        hold_id: null,
+      });
     });
 
     it("numbers an extension's hold after the job's others, also when several are made at once", async () => {
@@ -417,9 +437,7 @@ describe('credit holds and their settlement', () => {
       await db.query(`UPDATE job_holds SET hold_id = NULL WHERE reference = $1`, [hold.reference]);
       expect(await settlement.settle(address)).toBe(false);
       expect(await jobRow(address)).toMatchObject({ settled_at: null, settle_attempt_at: null });
-      expect(logged('settlement failed; the sweeper retries')).toEqual([
-        expect.objectContaining({ level: 'warn', job: address, err: `hold ${hold.reference} is not placed yet` }),
-      ]);
+      expect(logged('settlement failed; the sweeper retries')).toEqual([expect.objectContaining({ level: 'warn', job: address, err: `hold ${hold.reference} is not placed yet` })]);
       await db.query(`UPDATE job_holds SET hold_id = $2 WHERE reference = $1`, [hold.reference, hold.hold_id]);
       expect(await settlement.settle(address)).toBe(true);
     });

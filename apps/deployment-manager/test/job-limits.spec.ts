@@ -18,7 +18,17 @@ describe('what a job may ask for, from its market', () => {
     user = await m.newUser(1_000_000_000);
     small = await m.createMarket({
       pricePerSecond: 1,
-      jobLimits: { maxOps: 2, maxVolumes: 1, cpusPerContainer: 2, cpusPerJob: 3, memoryBytesPerContainer: 1024 ** 3, memoryBytesPerJob: 1536 * 1024 ** 2, pidsPerContainer: 200, pidsPerJob: 300, volumeBytesPerJob: 5 * 1024 ** 3 },
+      jobLimits: {
+        maxOps: 2,
+        maxVolumes: 1,
+        cpusPerContainer: 2,
+        cpusPerJob: 3,
+        memoryBytesPerContainer: 1024 ** 3,
+        memoryBytesPerJob: 1536 * 1024 ** 2,
+        pidsPerContainer: 200,
+        pidsPerJob: 300,
+        volumeBytesPerJob: 5 * 1024 ** 3,
+      },
       containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true },
     });
   }, 120_000);
@@ -54,7 +64,7 @@ describe('what a job may ask for, from its market', () => {
     expect(await m.balance(user)).toMatchObject({ held: 0, spent: 0 });
   });
 
-  it('refuses more containers than the per-job sums can share out, each needing Docker\'s minimum', async () => {
+  it("refuses more containers than the per-job sums can share out, each needing Docker's minimum", async () => {
     const tight = await m.createMarket({ pricePerSecond: 1, jobLimits: { memoryBytesPerContainer: 8 * 1024 ** 2, memoryBytesPerJob: 13 * 1024 ** 2 } });
     const three = definition([runOp('a', 'true'), runOp('b', 'true'), runOp('c', 'true')]);
     const res = await dm.as(user, 'POST', '/jobs', { definition: three, market: tight.name });

@@ -42,7 +42,7 @@ describe("another user's jobs and content", () => {
     expect((await dm.as(owner, 'GET', '/jobs')).body.jobs.map((j: any) => j.address)).toEqual([job.address]);
   });
 
-  it("answers 404 for content only another user may read, even with its id", async () => {
+  it('answers 404 for content only another user may read, even with its id', async () => {
     expect((await dm.as(owner, 'GET', `/cas/${job.definitionCid}`)).status).toBe(200);
     const res = await dm.as(stranger, 'GET', `/cas/${job.definitionCid}`);
     expect(res.status).toBe(404);

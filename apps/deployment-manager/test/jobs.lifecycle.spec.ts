@@ -40,10 +40,13 @@ describe('a job on a real node-agent, through the gateway', () => {
   const page = (address: string, poster: TestUser) =>
     dm.as(null, 'GET', `/internal/jobs/${address}/page?viewer=${poster.id}`, undefined, { 'x-ocg-internal-token': INTERNAL_TOKEN }).then((r) => r.body);
   const until = (user: TestUser, address: string, test: (j: any) => boolean, what: string, timeoutMs = 60_000) =>
-    waitFor(async () => {
-      const j = await job(user, address);
-      return test(j) ? j : undefined;
-    }, { timeoutMs, intervalMs: 200, what: `${what} (agent log: ${agent.lines.slice(-5).join(' / ')})` });
+    waitFor(
+      async () => {
+        const j = await job(user, address);
+        return test(j) ? j : undefined;
+      },
+      { timeoutMs, intervalMs: 200, what: `${what} (agent log: ${agent.lines.slice(-5).join(' / ')})` },
+    );
 
   const expectSettledExactly = async (user: TestUser, settled: any) => {
     expect(settled.settlement).toBe('settled');
@@ -79,7 +82,9 @@ describe('a job on a real node-agent, through the gateway', () => {
 
     const finished = await until(user, address, (j) => j.resultCid !== null, 'the node to report the end');
     expect(finished.status).toBe('STOPPED');
-    await waitFor(async () => (await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`ocg.job=${address}`] }) })).length === 0, { what: 'containers removed' });
+    await waitFor(async () => (await docker.listContainers({ all: true, filters: JSON.stringify({ label: [`ocg.job=${address}`] }) })).length === 0, {
+      what: 'containers removed',
+    });
   });
 
   it('stops a job when its paid duration is over and charges exactly that duration', async () => {
@@ -122,10 +127,12 @@ describe('a job on a real node-agent, through the gateway', () => {
 /** fetch drops a Host header; the ingress routes by it. */
 function getByHost(url: string, host: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    http.get(url, { headers: { host } }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => resolve(text));
-    }).on('error', reject);
+    http
+      .get(url, { headers: { host } }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve(text));
+      })
+      .on('error', reject);
   });
 }

@@ -24,7 +24,16 @@ describe('POST /jobs', () => {
     const before = await m.balance(user);
     const res = await dm.as(user, 'POST', '/jobs', { definition: sleeper(), market: market.name });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ status: 'QUEUED', market: market.address, poster: user.address, pricePerSecond: 1000, durationSeconds: 600, totalPrice: 600_000, node: null, settlement: 'open' });
+    expect(res.body).toMatchObject({
+      status: 'QUEUED',
+      market: market.address,
+      poster: user.address,
+      pricePerSecond: 1000,
+      durationSeconds: 600,
+      totalPrice: 600_000,
+      node: null,
+      settlement: 'open',
+    });
     expect(res.body.address).toMatch(/^[1-9A-HJ-NP-Za-km-z]{43,44}$/);
     expect(res.body.definitionCid).toMatch(/^bafkrei/);
     expect(await m.balance(user)).toMatchObject({ available: before.available - 600_000, held: before.held + 600_000 });
@@ -75,7 +84,9 @@ describe('POST /jobs', () => {
     const gpuJob = definition([runOp('train', 'true', { args: { gpu: true } })]);
     const res = await dm.as(user, 'POST', '/jobs', { definition: gpuJob, market: market.name });
     expect(res.status).toBe(400);
-    expect(res.body.errors).toEqual([{ path: '/definition/ops/0/args/gpu', message: `op "train" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` }]);
+    expect(res.body.errors).toEqual([
+      { path: '/definition/ops/0/args/gpu', message: `op "train" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` },
+    ]);
   });
 
   it('refuses a duration beyond the market maximum', async () => {

@@ -12,7 +12,9 @@ const MARKER = 'LOG-MARKER-3fa7';
 /** Secrets where a definition carries them: env values and a registry password. */
 const secretDefinition = () =>
   definition([
-    runOp('app', 'sleep 3600', { args: { env: { TOKEN: `${MARKER}-env` }, authentication: { docker: { username: 'u', password: `${MARKER}-registry`, server: 'registry.example' } } } }),
+    runOp('app', 'sleep 3600', {
+      args: { env: { TOKEN: `${MARKER}-env` }, authentication: { docker: { username: 'u', password: `${MARKER}-registry`, server: 'registry.example' } } },
+    }),
   ]);
 
 describe('log hygiene', () => {
@@ -40,7 +42,10 @@ describe('log hygiene', () => {
     for (const table of ['jobs', 'blobs', 'blob_readers']) {
       await dm.db.query(`ALTER TABLE ${table} ADD CONSTRAINT test_refuse CHECK (false) NOT VALID`);
       try {
-        const res = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('other', `echo ${MARKER}-${table}`, { args: { env: { K: `${MARKER}-${table}` } } })]), market });
+        const res = await dm.as(user, 'POST', '/jobs', {
+          definition: definition([runOp('other', `echo ${MARKER}-${table}`, { args: { env: { K: `${MARKER}-${table}` } } })]),
+          market,
+        });
         expect(res.status).toBe(500);
       } finally {
         await dm.db.query(`ALTER TABLE ${table} DROP CONSTRAINT test_refuse`);

@@ -24,7 +24,6 @@ describe('node requests', () => {
     await m?.stop();
   });
 
-
   it('refuses an unsigned request with 401', async () => {
     const res = await node.send(dm.url, '/node-jobs/claim', { market: market.address }, { unsigned: true });
     expect(res.status).toBe(401);
@@ -93,5 +92,4 @@ describe('node requests', () => {
     expect(res.status).toBe(400);
     expect(res.body.errors[0].path).toBe('/endpoints/0/host');
   });
-
 });

@@ -42,7 +42,13 @@ describe('operators control their nodes', () => {
 
     expect(await claim(node)).toMatchObject({ status: 403, body: { message: expect.stringContaining('disabled by an operator') } });
     expect((await heartbeat(node)).status).toBe(403);
-    const again = await node.send(m.hostManagerUrl, '/nodes/register', { market: market.name, joinToken: market.joinToken, specs: cpuSpecs, domain: 'node.test', ingressUrl: 'http://127.0.0.1:9' });
+    const again = await node.send(m.hostManagerUrl, '/nodes/register', {
+      market: market.name,
+      joinToken: market.joinToken,
+      specs: cpuSpecs,
+      domain: 'node.test',
+      ingressUrl: 'http://127.0.0.1:9',
+    });
     expect(again.status).toBe(403);
 
     expect((await admin('POST', `/nodes/${node.address}/enable`)).body).toMatchObject({ state: 'ACTIVE' });

@@ -36,7 +36,10 @@ describe("the gateway's page data (internal routes)", () => {
 
   it('shows every op of a queued job as pending, with the internal credential only', async () => {
     const idle = await m.createMarket({ pricePerSecond: 7 }); // no node claims from it
-    const posted = await dm.as(user, 'POST', '/jobs', { definition: definition([runOp('db', 'sleep 1'), runOp('app', 'sleep 1', { execution: { group: 'main' } })]), market: idle.name });
+    const posted = await dm.as(user, 'POST', '/jobs', {
+      definition: definition([runOp('db', 'sleep 1'), runOp('app', 'sleep 1', { execution: { group: 'main' } })]),
+      market: idle.name,
+    });
     const res = await page(posted.body.address);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ address: posted.body.address, status: 'QUEUED', market: idle.address, pricePerSecond: 7, endpoints: [] });
@@ -59,7 +62,11 @@ describe("the gateway's page data (internal routes)", () => {
 
   it('stores the final tail of a finish on the page, and leaves it out of the result', async () => {
     const address = await runningJob(dm, user, node, market.name);
-    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, { status: 'completed', results: {}, ops: [{ ...running, status: 'completed', exitCode: 0, logTail: lines(1) }] });
+    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, {
+      status: 'completed',
+      results: {},
+      ops: [{ ...running, status: 'completed', exitCode: 0, logTail: lines(1) }],
+    });
     expect(finished.status).toBe(200);
     expect((await page(address)).body.ops[0]).toMatchObject({ status: 'completed', logTail: lines(1) });
     expect((await page(address)).body).toMatchObject({ view: 'poster', resultCid: finished.body.resultCid });

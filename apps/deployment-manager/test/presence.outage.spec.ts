@@ -45,7 +45,8 @@ describe('node presence while Redis is down', () => {
     await dm.redis.set(redisKeys.nodePresence(node.address), '1', 'EX', 300);
     return node;
   };
-  const lastSeen = async (address: string) => ((await dm.db.query(`SELECT last_seen_at FROM jobs WHERE address = $1`, [address])) as { last_seen_at: Date }[])[0].last_seen_at.getTime();
+  const lastSeen = async (address: string) =>
+    ((await dm.db.query(`SELECT last_seen_at FROM jobs WHERE address = $1`, [address])) as { last_seen_at: Date }[])[0].last_seen_at.getTime();
   const status = async (address: string) => ((await dm.db.query(`SELECT status, end_reason FROM jobs WHERE address = $1`, [address])) as { status: string }[])[0].status;
 
   it("answers a live node's sync from host-manager's record while Redis is down, at once, and keeps hearing from it", async () => {

@@ -8,7 +8,7 @@ import { startAgent, startGateway, type AgentProcess } from './support/nodes';
 const longLines = (count: number, chars: number, prefix = '', stream = '') =>
   `s=$(head -c ${chars} /dev/zero | tr '\\0' x); i=0; while [ $i -lt ${count} ]; do echo "${prefix}$s" ${stream}; i=$((i+1)); done`;
 
-describe('one bad field never freezes a job\'s bookkeeping (a real node-agent)', () => {
+describe("one bad field never freezes a job's bookkeeping (a real node-agent)", () => {
   let m: Managers;
   let dm: TestDeploymentManager;
   let gateway: LaunchedStack;
@@ -36,10 +36,13 @@ describe('one bad field never freezes a job\'s bookkeeping (a real node-agent)',
   });
 
   const ended = (address: string) =>
-    waitFor(async () => {
-      const j = (await dm.as(user, 'GET', `/jobs/${address}`)).body;
-      return j.resultCid ? j : undefined;
-    }, { timeoutMs: 90_000, intervalMs: 250, what: `job ${address} to end with a result (agent: ${agent.lines.slice(-3).join(' / ')})` });
+    waitFor(
+      async () => {
+        const j = (await dm.as(user, 'GET', `/jobs/${address}`)).body;
+        return j.resultCid ? j : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 250, what: `job ${address} to end with a result (agent: ${agent.lines.slice(-3).join(' / ')})` },
+    );
 
   const post = async (def: object) => {
     const res = await dm.as(user, 'POST', '/jobs', { definition: def, market: market.name });
@@ -47,7 +50,7 @@ describe('one bad field never freezes a job\'s bookkeeping (a real node-agent)',
     return res.body.address as string;
   };
 
-  it('ends FAILED with its result stored when the op\'s output makes a huge failure reason', async () => {
+  it("ends FAILED with its result stored when the op's output makes a huge failure reason", async () => {
     const address = await post(definition([runOp('loud', `${longLines(3, 12_000, '', '>&2')}; exit 1`)]));
     const job = await ended(address);
     expect(job.status).toBe('FAILED');

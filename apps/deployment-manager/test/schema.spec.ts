@@ -27,7 +27,8 @@ describe('the schema', () => {
     const database = await testDatabase();
     const db = await createDataSource({ url: database.url, schema: 'deployment_manager', entities, migrations });
     try {
-      const tables = async () => (await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'deployment_manager' ORDER BY 1`)).map((r: { table_name: string }) => r.table_name);
+      const tables = async () =>
+        (await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'deployment_manager' ORDER BY 1`)).map((r: { table_name: string }) => r.table_name);
       expect(await tables()).toEqual(['blob_readers', 'blobs', 'job_endpoints', 'job_extend_requests', 'job_holds', 'job_ops', 'job_post_requests', 'jobs', 'migrations']);
       for (const _ of migrations) await db.undoLastMigration();
       expect(await tables()).toEqual(['migrations']);

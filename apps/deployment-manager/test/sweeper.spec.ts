@@ -49,7 +49,7 @@ describe('the sweeper', () => {
     await expectBalance(m, user, CREDITS, 0);
   });
 
-  it('charges a silent node\'s job for the time until its last report', async () => {
+  it("charges a silent node's job for the time until its last report", async () => {
     const user = await m.newUser(CREDITS);
     const node = await registered();
     const address = await runningJob(dm, user, node, market.name, 500);
@@ -60,7 +60,7 @@ describe('the sweeper', () => {
     await expectBalance(m, user, CREDITS, 30 * PRICE);
   });
 
-  it("keeps the jobs of a quiet node whose presence key is gone but whose heartbeats host-manager recorded in Postgres (Redis lost its data)", async () => {
+  it('keeps the jobs of a quiet node whose presence key is gone but whose heartbeats host-manager recorded in Postgres (Redis lost its data)', async () => {
     const user = await m.newUser(CREDITS);
     const node = await registered(); // host-manager wrote lastSeenAt just now
     const address = await runningJob(dm, user, node, market.name, 500);

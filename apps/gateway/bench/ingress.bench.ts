@@ -28,17 +28,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { createApiClient } from '@ocg/api-client';
-import {
-  ensureNginxOriginImage,
-  freePort,
-  localhostLookup,
-  NGINX_ORIGIN_BODY,
-  startTsProcess,
-  testDatabase,
-  testRedis,
-  trustLocalCa,
-  waitFor,
-} from '@ocg/testing';
+import { ensureNginxOriginImage, freePort, localhostLookup, NGINX_ORIGIN_BODY, startTsProcess, testDatabase, testRedis, trustLocalCa, waitFor } from '@ocg/testing';
 
 const exec = promisify(execFile);
 const root = resolve(__dirname, '../../..');
@@ -119,7 +109,10 @@ async function postOrigin(gateway: string, userKey: string, image: string): Prom
       {
         type: 'container/run' as const,
         id: 'origin',
-        args: { image, expose: [{ port: 8080, type: 'web' as const, health_checks: [{ type: 'http' as const, path: '/', method: 'GET' as const, expected_status: 200, continuous: true }] }] },
+        args: {
+          image,
+          expose: [{ port: 8080, type: 'web' as const, health_checks: [{ type: 'http' as const, path: '/', method: 'GET' as const, expected_status: 200, continuous: true }] }],
+        },
       },
     ],
   };

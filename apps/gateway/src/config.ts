@@ -4,70 +4,72 @@ import { parseCorsOrigins } from './cors';
 
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
 
-const schema = z.object({
-  HOST: env.host(),
-  PORT: env.port(8080),
-  LOG_LEVEL: env.logLevel(),
-  REDIS_URL: env.url(),
-  /** Base URL of each service, keyed by the `x-service` value in the document. */
-  CLIENT_MANAGER_URL: env.url().default('http://127.0.0.1:8081'),
-  HOST_MANAGER_URL: env.url().default('http://127.0.0.1:8082'),
-  DEPLOYMENT_MANAGER_URL: env.url().default('http://127.0.0.1:8083'),
-  /** An upstream that sends nothing for this long is given up on (504). */
-  UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
-  /** Idle keep-alive sockets kept open per upstream service. */
-  UPSTREAM_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
-  /** Jobs are served at `<job>[-<port>].<NODE_DOMAIN>`, nodes' APIs at `<node>.<NODE_DOMAIN>`. */
-  NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
-  /** The service-to-service credential; the ingress and the job and market pages need it to look things up. */
-  INTERNAL_TOKEN: z.string().min(16).optional(),
-  /** How long a job's route is used before it is looked up again (job ends also arrive at once through Redis). */
-  INGRESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
-  /** How long the last known route of a running job is served while deployment-manager, host-manager, Postgres or Redis cannot answer. */
-  INGRESS_STALE_MS: z.coerce.number().int().min(0).default(600_000),
-  /** How long "no such job or node" and failed lookups are remembered (at most one lookup per host per this). */
-  INGRESS_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(1000),
-  /** Let node ingress URLs lead to loopback, private, link-local and reserved addresses (the local stack, tests). */
-  ALLOW_PRIVATE_INGRESS: env.flag(),
-  /** Ranges node ingress URLs may lead to although private (an operator's own node network), e.g. `10.20.0.0/16`. */
-  INGRESS_ALLOW_CIDRS: env.cidrs(),
-  /** PEM file of CA certificates trusted for https:// node ingress URLs, besides the system's. */
-  INGRESS_CA_FILE: z.string().min(1).optional(),
-  /** Load balancers and proxies in front of the gateway whose X-Forwarded-For/-Proto/-Host are believed (CIDR list). Default: none. */
-  TRUSTED_PROXIES: env.cidrs(),
-  /** Per client address and minute: lookups of job and node hosts the gateway does not know yet (0: no limit). */
-  INGRESS_LOOKUPS_PER_MINUTE: rate(60),
-  /** Per client address and minute: job and market page views (0: no limit). */
-  PAGE_VIEWS_PER_MINUTE: rate(120),
-  /** A node ingress that sends nothing for this long is given up on. */
-  INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
-  /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */
-  CORS_ORIGINS: z
-    .string()
-    .default('')
-    .transform((text, ctx) => {
-      try {
-        return parseCorsOrigins(text);
-      } catch (err) {
-        ctx.addIssue({ code: 'custom', message: (err as Error).message });
-        return z.NEVER;
-      }
-    }),
-  /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */
-  TLS_CERT_FILE: z.string().min(1).optional(),
-  TLS_KEY_FILE: z.string().min(1).optional(),
-  /** With TLS on, a plain-HTTP port that redirects every request to HTTPS (308). */
-  HTTP_REDIRECT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
-  /** The HTTPS port clients see (redirects name it); default PORT. */
-  PUBLIC_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
-}).superRefine((c, ctx) => {
-  if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
-    ctx.addIssue({ code: 'custom', path: [c.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
-  }
-  if (c.HTTP_REDIRECT_PORT !== undefined && !c.TLS_CERT_FILE) {
-    ctx.addIssue({ code: 'custom', path: ['HTTP_REDIRECT_PORT'], message: 'redirects to HTTPS need TLS_CERT_FILE and TLS_KEY_FILE' });
-  }
-});
+const schema = z
+  .object({
+    HOST: env.host(),
+    PORT: env.port(8080),
+    LOG_LEVEL: env.logLevel(),
+    REDIS_URL: env.url(),
+    /** Base URL of each service, keyed by the `x-service` value in the document. */
+    CLIENT_MANAGER_URL: env.url().default('http://127.0.0.1:8081'),
+    HOST_MANAGER_URL: env.url().default('http://127.0.0.1:8082'),
+    DEPLOYMENT_MANAGER_URL: env.url().default('http://127.0.0.1:8083'),
+    /** An upstream that sends nothing for this long is given up on (504). */
+    UPSTREAM_TIMEOUT_MS: z.coerce.number().int().positive().default(30000),
+    /** Idle keep-alive sockets kept open per upstream service. */
+    UPSTREAM_MAX_SOCKETS: z.coerce.number().int().positive().default(256),
+    /** Jobs are served at `<job>[-<port>].<NODE_DOMAIN>`, nodes' APIs at `<node>.<NODE_DOMAIN>`. */
+    NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
+    /** The service-to-service credential; the ingress and the job and market pages need it to look things up. */
+    INTERNAL_TOKEN: z.string().min(16).optional(),
+    /** How long a job's route is used before it is looked up again (job ends also arrive at once through Redis). */
+    INGRESS_CACHE_MS: z.coerce.number().int().min(0).default(2000),
+    /** How long the last known route of a running job is served while deployment-manager, host-manager, Postgres or Redis cannot answer. */
+    INGRESS_STALE_MS: z.coerce.number().int().min(0).default(600_000),
+    /** How long "no such job or node" and failed lookups are remembered (at most one lookup per host per this). */
+    INGRESS_NEGATIVE_CACHE_MS: z.coerce.number().int().min(0).default(1000),
+    /** Let node ingress URLs lead to loopback, private, link-local and reserved addresses (the local stack, tests). */
+    ALLOW_PRIVATE_INGRESS: env.flag(),
+    /** Ranges node ingress URLs may lead to although private (an operator's own node network), e.g. `10.20.0.0/16`. */
+    INGRESS_ALLOW_CIDRS: env.cidrs(),
+    /** PEM file of CA certificates trusted for https:// node ingress URLs, besides the system's. */
+    INGRESS_CA_FILE: z.string().min(1).optional(),
+    /** Load balancers and proxies in front of the gateway whose X-Forwarded-For/-Proto/-Host are believed (CIDR list). Default: none. */
+    TRUSTED_PROXIES: env.cidrs(),
+    /** Per client address and minute: lookups of job and node hosts the gateway does not know yet (0: no limit). */
+    INGRESS_LOOKUPS_PER_MINUTE: rate(60),
+    /** Per client address and minute: job and market page views (0: no limit). */
+    PAGE_VIEWS_PER_MINUTE: rate(120),
+    /** A node ingress that sends nothing for this long is given up on. */
+    INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
+    /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */
+    CORS_ORIGINS: z
+      .string()
+      .default('')
+      .transform((text, ctx) => {
+        try {
+          return parseCorsOrigins(text);
+        } catch (err) {
+          ctx.addIssue({ code: 'custom', message: (err as Error).message });
+          return z.NEVER;
+        }
+      }),
+    /** PEM certificate chain and key: when both are set, PORT serves HTTPS. */
+    TLS_CERT_FILE: z.string().min(1).optional(),
+    TLS_KEY_FILE: z.string().min(1).optional(),
+    /** With TLS on, a plain-HTTP port that redirects every request to HTTPS (308). */
+    HTTP_REDIRECT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** The HTTPS port clients see (redirects name it); default PORT. */
+    PUBLIC_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  })
+  .superRefine((c, ctx) => {
+    if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
+      ctx.addIssue({ code: 'custom', path: [c.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
+    }
+    if (c.HTTP_REDIRECT_PORT !== undefined && !c.TLS_CERT_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['HTTP_REDIRECT_PORT'], message: 'redirects to HTTPS need TLS_CERT_FILE and TLS_KEY_FILE' });
+    }
+  });
 
 export type GatewayConfig = z.infer<typeof schema>;
 

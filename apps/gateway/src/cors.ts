@@ -22,7 +22,10 @@ export const CORS_MAX_AGE_SECONDS = 600;
  * browsers send them. Wildcards, `null` and anything with a path are refused.
  */
 export function parseCorsOrigins(text: string): string[] {
-  const entries = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const entries = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return entries.map((entry) => {
     let url: URL;
     try {

@@ -54,7 +54,13 @@ runMain('gateway', async () => {
     : undefined;
   if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts, job and market pages are not served');
   const pages = config.INTERNAL_TOKEN
-    ? createPages({ deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL, clientManagerUrl: config.CLIENT_MANAGER_URL, hostManagerUrl: config.HOST_MANAGER_URL, internalToken: config.INTERNAL_TOKEN, logger })
+    ? createPages({
+        deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL,
+        clientManagerUrl: config.CLIENT_MANAGER_URL,
+        hostManagerUrl: config.HOST_MANAGER_URL,
+        internalToken: config.INTERNAL_TOKEN,
+        logger,
+      })
     : undefined;
   const gateway = createGateway({
     logger,

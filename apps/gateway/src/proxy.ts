@@ -23,7 +23,15 @@ export function createUpstreams(bases: Record<string, string>, maxSockets: numbe
  * that is down answers 503, one that stalls past the timeout 504: never a
  * crash or a hang.
  */
-export function proxyRequest(req: http.IncomingMessage, res: http.ServerResponse, upstream: Upstream, requestId: string, timeoutMs: number, logger: Logger, forwarded: Forwarded): void {
+export function proxyRequest(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  upstream: Upstream,
+  requestId: string,
+  timeoutMs: number,
+  logger: Logger,
+  forwarded: Forwarded,
+): void {
   forward(req, res, { ...upstream, forwarded }, requestId, timeoutMs, (err, timedOut) => {
     logger.warn({ requestId, service: upstream.name, err: err.message }, timedOut ? 'upstream timed out' : 'upstream unreachable');
     if (timedOut) sendError(res, 504, 'GatewayTimeoutError', 'UPSTREAM_TIMEOUT', `${upstream.name} did not answer within ${timeoutMs} ms`, requestId);

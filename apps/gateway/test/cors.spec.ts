@@ -93,14 +93,16 @@ describe('CORS on the API host', () => {
     redis.disconnect();
   });
 
-  it('answers a listed origin\'s preflight 204 with methods, headers, credentials and a max-age', async () => {
+  it("answers a listed origin's preflight 204 with methods, headers, credentials and a max-age", async () => {
     const res = await send(base, 'OPTIONS', '/markets', preflight(FRONTEND));
     expect(res.status).toBe(204);
     expect(res.body).toBe('');
     expect(res.headers['access-control-allow-origin']).toBe(FRONTEND);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE');
-    expect(res.headers['access-control-allow-headers']!.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']));
+    expect(res.headers['access-control-allow-headers']!.toLowerCase().split(', ')).toEqual(
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']),
+    );
     expect(res.headers['access-control-max-age']).toBe(String(CORS_MAX_AGE_SECONDS));
     expect(res.headers.vary).toBe('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     expect(res.headers['x-request-id']).toBeTruthy();
@@ -147,7 +149,7 @@ describe('CORS on the API host', () => {
     expect(res.headers['access-control-allow-origin']).toBe(FRONTEND);
   });
 
-  it('never touches job hosts: their answers, preflights included, are the job\'s own', async () => {
+  it("never touches job hosts: their answers, preflights included, are the job's own", async () => {
     const res = await send(base, 'OPTIONS', '/markets', { ...preflight(FRONTEND), host: 'abc.nodes.localhost' });
     expect(res.status).toBe(200);
     expect(res.body).toBe('job');
@@ -155,7 +157,7 @@ describe('CORS on the API host', () => {
     expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
   });
 
-  it('adds no CORS headers at all without CORS_ORIGINS (the service\'s own are dropped only when CORS is on)', async () => {
+  it("adds no CORS headers at all without CORS_ORIGINS (the service's own are dropped only when CORS is on)", async () => {
     const pre = await send(plain, 'OPTIONS', '/markets', preflight(FRONTEND));
     expect(pre.status).toBe(405);
     expect(pre.headers['access-control-allow-origin']).toBeUndefined();

@@ -65,28 +65,32 @@ describe('the data plane without its control plane', () => {
     }
   };
 
-  it('keeps serving a running job while deployment-manager, then Redis, then Postgres are down', async () => {
-    const job = await postRunningJob();
-    const host = `${job.toLowerCase()}.${NODE_DOMAIN}`;
-    const failures: string[] = [];
+  it(
+    'keeps serving a running job while deployment-manager, then Redis, then Postgres are down',
+    async () => {
+      const job = await postRunningJob();
+      const host = `${job.toLowerCase()}.${NODE_DOMAIN}`;
+      const failures: string[] = [];
 
-    await cp.killDeploymentManager();
-    await pollFor(host, OUTAGE_SECONDS, failures, 'deployment-manager killed');
-    await cp.startDeploymentManager();
-    await pollFor(host, 3, failures, 'deployment-manager back');
+      await cp.killDeploymentManager();
+      await pollFor(host, OUTAGE_SECONDS, failures, 'deployment-manager killed');
+      await cp.startDeploymentManager();
+      await pollFor(host, 3, failures, 'deployment-manager back');
 
-    await stores.redis.stop();
-    await pollFor(host, OUTAGE_SECONDS, failures, 'redis stopped');
-    await stores.startRedis();
-    await pollFor(host, 3, failures, 'redis back');
+      await stores.redis.stop();
+      await pollFor(host, OUTAGE_SECONDS, failures, 'redis stopped');
+      await stores.startRedis();
+      await pollFor(host, 3, failures, 'redis back');
 
-    await stores.pg.stop();
-    await pollFor(host, OUTAGE_SECONDS, failures, 'postgres stopped');
-    await stores.startPostgres();
-    await pollFor(host, 3, failures, 'postgres back');
+      await stores.pg.stop();
+      await pollFor(host, OUTAGE_SECONDS, failures, 'postgres stopped');
+      await stores.startPostgres();
+      await pollFor(host, 3, failures, 'postgres back');
 
-    expect(failures).toEqual([]);
-  }, (OUTAGE_SECONDS * 3 + 120) * 1000);
+      expect(failures).toEqual([]);
+    },
+    (OUTAGE_SECONDS * 3 + 120) * 1000,
+  );
 
   it('answers 404 for a stopped job within 2 s', async () => {
     // A route cache far longer than 2 s: only the route change published through Redis can take the job down in time.

@@ -33,9 +33,24 @@ describe('who the client is, as the gateway tells the services', () => {
   const logger = createLogger({ service: 'gateway', level: 'silent' });
 
   const gatewayWith = async (trusted: string, pageViewsPerMinute = 0): Promise<string> => {
-    const pages = createPages({ deploymentManagerUrl: upstream.url, hostManagerUrl: upstream.url, clientManagerUrl: upstream.url, internalToken: 'internal-token-for-forwarded-tests', logger });
+    const pages = createPages({
+      deploymentManagerUrl: upstream.url,
+      hostManagerUrl: upstream.url,
+      clientManagerUrl: upstream.url,
+      internalToken: 'internal-token-for-forwarded-tests',
+      logger,
+    });
     const pageLimit = new RateLimiter(redis, `pages-test-${process.pid}-${opened.length}`, { limit: pageViewsPerMinute, windowSeconds: 60 }, logger);
-    const gateway = createGateway({ logger, redis, document, upstreams: { 'client-manager': upstream.url }, upstreamTimeoutMs: 2000, trustedProxies: parseCidrList(trusted), pages, pageLimit });
+    const gateway = createGateway({
+      logger,
+      redis,
+      document,
+      upstreams: { 'client-manager': upstream.url },
+      upstreamTimeoutMs: 2000,
+      trustedProxies: parseCidrList(trusted),
+      pages,
+      pageLimit,
+    });
     const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
     opened.push({ server, gateway });
     return server.url;
@@ -44,7 +59,13 @@ describe('who the client is, as the gateway tells the services', () => {
   beforeAll(async () => {
     upstream = await listen(
       (req, res) => {
-        const seen = { for: req.headers['x-forwarded-for'], host: req.headers['x-forwarded-host'], proto: req.headers['x-forwarded-proto'], forwarded: req.headers.forwarded, realIp: req.headers['x-real-ip'] };
+        const seen = {
+          for: req.headers['x-forwarded-for'],
+          host: req.headers['x-forwarded-host'],
+          proto: req.headers['x-forwarded-proto'],
+          forwarded: req.headers.forwarded,
+          realIp: req.headers['x-real-ip'],
+        };
         if (req.url?.startsWith('/internal/')) return void res.writeHead(404).end();
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(seen));
       },
@@ -72,7 +93,10 @@ describe('who the client is, as the gateway tells the services', () => {
 
   it('believes a trusted proxy: the client is the rightmost address that is not a trusted proxy', async () => {
     const url = await gatewayWith('127.0.0.0/8, 10.1.0.0/16');
-    const seen = JSON.parse((await get(url, '/echo', { host: 'gw.internal', 'x-forwarded-for': '6.6.6.6, 203.0.113.9, 10.1.2.3', 'x-forwarded-host': 'api.example.net', 'x-forwarded-proto': 'https' })).body);
+    const seen = JSON.parse(
+      (await get(url, '/echo', { host: 'gw.internal', 'x-forwarded-for': '6.6.6.6, 203.0.113.9, 10.1.2.3', 'x-forwarded-host': 'api.example.net', 'x-forwarded-proto': 'https' }))
+        .body,
+    );
     // One address, so a service counting the last X-Forwarded-For entry (client-manager's clientAddressOf) counts the client.
     expect(seen).toEqual({ for: '203.0.113.9', host: 'api.example.net', proto: 'https' });
   });

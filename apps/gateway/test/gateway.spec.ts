@@ -14,7 +14,15 @@ function echoService(name: string): http.RequestListener {
       if (req.url === '/beta/stall') return; // never answers
       res.setHeader('content-type', 'application/json');
       res.end(
-        JSON.stringify({ service: name, method: req.method, url: req.url, requestId: req.headers['x-request-id'], size, host: req.headers.host, internal: req.headers['x-ocg-internal-token'] ?? null }),
+        JSON.stringify({
+          service: name,
+          method: req.method,
+          url: req.url,
+          requestId: req.headers['x-request-id'],
+          size,
+          host: req.headers.host,
+          internal: req.headers['x-ocg-internal-token'] ?? null,
+        }),
       );
     });
   };
@@ -102,7 +110,12 @@ describe('gateway routing', () => {
   it('answers 503 with the error shape when the service is down', async () => {
     const res = await fetch(`${base}/gone`);
     expect(res.status).toBe(503);
-    expect(await (res.json() as Promise<any>)).toMatchObject({ name: 'ServiceUnavailableError', code: 'SERVICE_UNAVAILABLE', status: 503, requestId: res.headers.get('x-request-id') });
+    expect(await (res.json() as Promise<any>)).toMatchObject({
+      name: 'ServiceUnavailableError',
+      code: 'SERVICE_UNAVAILABLE',
+      status: 503,
+      requestId: res.headers.get('x-request-id'),
+    });
   });
 
   it('answers 504 when the service stalls past the timeout', async () => {

@@ -150,7 +150,14 @@ describe('where the gateway lets node hosts and job hosts lead', () => {
     expect((await get(url, host, '/job/abc/ops')).status).toBe(200);
     expect((await get(url, host, '/job/abc/ops/web/logs?tail=5')).status).toBe(200);
     expect((await get(url, host, '/job/abc/group/g/stop', 'POST')).status).toBe(200);
-    for (const [path, method] of [['/latest/meta-data/', 'GET'], ['/', 'GET'], ['/job/abc/ops', 'POST'], ['/job/../internal/x/ops', 'GET'], ['/job/%2e%2e/ops', 'GET'], ['/job/a%2Fb/results', 'GET']]) {
+    for (const [path, method] of [
+      ['/latest/meta-data/', 'GET'],
+      ['/', 'GET'],
+      ['/job/abc/ops', 'POST'],
+      ['/job/../internal/x/ops', 'GET'],
+      ['/job/%2e%2e/ops', 'GET'],
+      ['/job/a%2Fb/results', 'GET'],
+    ]) {
       const res = await get(url, host, path, method);
       expect({ path, method, status: res.status }).toEqual({ path, method, status: 404 });
       expect(JSON.parse(res.body)).toMatchObject({ name: 'NotFoundError', status: 404, code: 'NOT_FOUND' });

@@ -77,10 +77,11 @@ describe('job page access', () => {
          ($1, 'site', 0, 'site', 'running', NULL, NULL, 0, $2), ($1, 'admin', 1, 'admin', 'failed', 1, $3, 0, $2)`,
         [job.address, JSON.stringify([{ stream: 'stdout', text: `token=${OUTPUT}` }]), `exited 1: ${REASON}`],
       );
-      await db.query(
-        `INSERT INTO job_endpoints (job_address, op_id, port, host_label, status) VALUES ($1, 'site', 8080, $2, 'ONLINE'), ($1, 'admin', 9090, $3, 'ONLINE')`,
-        [job.address, `${job.address}-8080`.toLowerCase(), `${job.address}-9090`.toLowerCase()],
-      );
+      await db.query(`INSERT INTO job_endpoints (job_address, op_id, port, host_label, status) VALUES ($1, 'site', 8080, $2, 'ONLINE'), ($1, 'admin', 9090, $3, 'ONLINE')`, [
+        job.address,
+        `${job.address}-8080`.toLowerCase(),
+        `${job.address}-9090`.toLowerCase(),
+      ]);
     });
   }, 180_000);
 
@@ -99,7 +100,7 @@ describe('job page access', () => {
     await database?.drop();
   });
 
-  it("shows the poster, signed in, the output, reasons, definition and private endpoints", async () => {
+  it('shows the poster, signed in, the output, reasons, definition and private endpoints', async () => {
     const { status, text } = await page(cookies.poster);
     expect(status).toBe(200);
     expect(text).toContain(OUTPUT);
@@ -124,17 +125,45 @@ describe('job page access', () => {
 
   it("keeps a definition's secrets, passwords and SQL parameters out of every service's log, database errors included", async () => {
     const secret = 'LOGS-MARKER-a51f';
-    const op = { type: 'container/run', id: 'app', args: { image: 'busybox', env: { TOKEN: `${secret}-env` }, authentication: { docker: { username: 'u', password: `${secret}-registry` } } } };
+    const op = {
+      type: 'container/run',
+      id: 'app',
+      args: { image: 'busybox', env: { TOKEN: `${secret}-env` }, authentication: { docker: { username: 'u', password: `${secret}-registry` } } },
+    };
     const definition = { version: '0.1', type: 'container', ops: [op] };
-    expect((await fetch(`${gateway}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ definition, market: marketName, durationSeconds: 60 }) })).status).toBe(200);
-    const login = await fetch(`${gateway}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: 'nobody@example.com', password: `${secret}-password` }) });
+    expect(
+      (
+        await fetch(`${gateway}/jobs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ definition, market: marketName, durationSeconds: 60 }),
+        })
+      ).status,
+    ).toBe(200);
+    const login = await fetch(`${gateway}/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'nobody@example.com', password: `${secret}-password` }),
+    });
     expect(login.status).toBe(401);
     // Database errors in two services: every insert into these tables now fails a check.
-    await withDb((db) => db.query(`ALTER TABLE client_manager.users ADD CONSTRAINT log_test CHECK (false) NOT VALID; ALTER TABLE deployment_manager.jobs ADD CONSTRAINT log_test CHECK (false) NOT VALID`));
+    await withDb((db) =>
+      db.query(
+        `ALTER TABLE client_manager.users ADD CONSTRAINT log_test CHECK (false) NOT VALID; ALTER TABLE deployment_manager.jobs ADD CONSTRAINT log_test CHECK (false) NOT VALID`,
+      ),
+    );
     try {
-      const user = await fetch(`${gateway}/users`, { method: 'POST', headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ email: `${secret}@example.com`, name: 'x', password: `${secret}-password` }) });
+      const user = await fetch(`${gateway}/users`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ email: `${secret}@example.com`, name: 'x', password: `${secret}-password` }),
+      });
       expect(user.status).toBe(500);
-      const posted = await fetch(`${gateway}/jobs`, { method: 'POST', headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' }, body: JSON.stringify({ definition, market: marketName }) });
+      const posted = await fetch(`${gateway}/jobs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${posterKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ definition, market: marketName }),
+      });
       expect(posted.status).toBe(500);
     } finally {
       await withDb((db) => db.query(`ALTER TABLE client_manager.users DROP CONSTRAINT log_test; ALTER TABLE deployment_manager.jobs DROP CONSTRAINT log_test`));

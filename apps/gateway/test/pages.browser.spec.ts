@@ -49,7 +49,11 @@ describe('job and market pages in Chromium', () => {
     const { user, apiKey } = await call(gateway, adminKey, 'POST', '/users', { email: `pages-${process.pid}@example.com`, name: 'Page Tester' });
     await call(gateway, adminKey, 'POST', '/credits/grant', { userId: user.id, amount: 10_000_000, reason: 'page test' });
     const op = (id: string) => ({ type: 'container/run', id, args: { image: 'busybox', cmd: ['sh', '-c', 'sleep 60'] } });
-    job = await call(gateway, apiKey.key, 'POST', '/jobs', { definition: { version: '0.1', type: 'container', ops: [op('prepare'), op('serve')] }, market: market.name, durationSeconds: 60 });
+    job = await call(gateway, apiKey.key, 'POST', '/jobs', {
+      definition: { version: '0.1', type: 'container', ops: [op('prepare'), op('serve')] },
+      market: market.name,
+      durationSeconds: 60,
+    });
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],

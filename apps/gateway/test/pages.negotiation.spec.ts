@@ -21,7 +21,26 @@ const document = {
 
 /** The services as the gateway sees them: internal routes with the token, and an API that says it was reached. */
 function service(name: string): http.RequestListener {
-  const job = { address: JOB, status: 'QUEUED', reason: null, market: MARKET, node: null, pricePerSecond: 1000, durationSeconds: 60, totalPrice: 60000, billedSeconds: null, cost: null, settlement: 'open', url: null, createdAt: '2025-01-01T00:00:00.000Z', startedAt: null, endsAt: null, finishedAt: null, ops: [{ id: 'task', group: 'task', opIndex: 0, status: 'pending', exitCode: null, reason: null, restarts: 0, startedAt: null, endedAt: null, logTail: [] }], endpoints: [] };
+  const job = {
+    address: JOB,
+    status: 'QUEUED',
+    reason: null,
+    market: MARKET,
+    node: null,
+    pricePerSecond: 1000,
+    durationSeconds: 60,
+    totalPrice: 60000,
+    billedSeconds: null,
+    cost: null,
+    settlement: 'open',
+    url: null,
+    createdAt: '2025-01-01T00:00:00.000Z',
+    startedAt: null,
+    endsAt: null,
+    finishedAt: null,
+    ops: [{ id: 'task', group: 'task', opIndex: 0, status: 'pending', exitCode: null, reason: null, restarts: 0, startedAt: null, endedAt: null, logTail: [] }],
+    endpoints: [],
+  };
   const market = { address: MARKET, name: 'CPU pool', pricePerSecond: 1000, gpuRequired: false, defaultDurationSeconds: 60, maxDurationSeconds: 600 };
   const internal: Record<string, unknown> = {
     [`/internal/jobs/${JOB}/page`]: job,
@@ -32,7 +51,8 @@ function service(name: string): http.RequestListener {
   };
   return (req, res) => {
     const url = req.url ?? '';
-    if (!url.startsWith('/internal/')) return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ api: name, url, authorization: req.headers.authorization ?? null }));
+    if (!url.startsWith('/internal/'))
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ api: name, url, authorization: req.headers.authorization ?? null }));
     if (req.headers['x-ocg-internal-token'] !== TOKEN) return void res.writeHead(401).end();
     const body = internal[url];
     if (!body) return void res.writeHead(404).end();

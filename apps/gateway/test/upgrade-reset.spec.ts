@@ -74,8 +74,10 @@ describe('upgrade requests reset by the client', () => {
       (req, res) => {
         const [, , kind, id] = (req.url ?? '').split('/');
         setTimeout(() => {
-          if (kind === 'jobs' && id === 'hangjob') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ job: 'hangjob', status: 'RUNNING', node: 'node1' }));
-          if (kind === 'nodes' && id === 'node1') return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ address: 'node1', ingressUrl: silentNode.url, status: 'ONLINE' }));
+          if (kind === 'jobs' && id === 'hangjob')
+            return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ job: 'hangjob', status: 'RUNNING', node: 'node1' }));
+          if (kind === 'nodes' && id === 'node1')
+            return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ address: 'node1', ingressUrl: silentNode.url, status: 'ONLINE' }));
           res.writeHead(404).end();
         }, 15);
       },
@@ -148,7 +150,15 @@ describe('upgrade requests reset by the client', () => {
       agent = startTsProcess(
         'node-agent',
         resolve(__dirname, '../../node-agent/src/main.ts'),
-        { API_PORT: '0', INGRESS_PORT: '0', NODE_ID: `t-reset-${randomBytes(3).toString('hex')}`, NODE_ADDRESS: nodeAddress, NODE_GPUS: 'false', LOG_LEVEL: 'info', NODE_DOMAIN: DOMAIN },
+        {
+          API_PORT: '0',
+          INGRESS_PORT: '0',
+          NODE_ID: `t-reset-${randomBytes(3).toString('hex')}`,
+          NODE_ADDRESS: nodeAddress,
+          NODE_GPUS: 'false',
+          LOG_LEVEL: 'info',
+          NODE_DOMAIN: DOMAIN,
+        },
         0,
         (line) => agentLines.push(line),
       );
@@ -181,11 +191,25 @@ describe('upgrade requests reset by the client', () => {
     beforeAll(async () => {
       await ensureBusyboxImage();
       // busybox httpd with a CGI that answers nothing for 20 s: the container "has not answered" while clients reset.
-      const script = "mkdir -p /www/cgi-bin && echo ok > /www/index.html && printf '#!/bin/sh\\nsleep 20\\n' > /www/cgi-bin/hang && chmod +x /www/cgi-bin/hang && exec httpd -f -p 8080 -h /www";
+      const script =
+        "mkdir -p /www/cgi-bin && echo ok > /www/index.html && printf '#!/bin/sh\\nsleep 20\\n' > /www/cgi-bin/hang && chmod +x /www/cgi-bin/hang && exec httpd -f -p 8080 -h /www";
       const file = join(dir, 'job.json');
-      writeFileSync(file, JSON.stringify({ version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', script], expose: 8080 } }] }));
+      writeFileSync(
+        file,
+        JSON.stringify({ version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', script], expose: 8080 } }] }),
+      );
       agent = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../node-agent/src/main.ts'), '--run', file], {
-        env: { ...process.env, API_PORT: '0', INGRESS_PORT: '0', NODE_ID: nodeId, NODE_GPUS: 'false', NODE_DOMAIN: DOMAIN, CONTAINER_MEMORY_MB: '256', STOP_GRACE_SECONDS: '1', LOG_LEVEL: 'info' },
+        env: {
+          ...process.env,
+          API_PORT: '0',
+          INGRESS_PORT: '0',
+          NODE_ID: nodeId,
+          NODE_GPUS: 'false',
+          NODE_DOMAIN: DOMAIN,
+          CONTAINER_MEMORY_MB: '256',
+          STOP_GRACE_SECONDS: '1',
+          LOG_LEVEL: 'info',
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       for (const stream of [agent.stdout!, agent.stderr!]) createInterface({ input: stream }).on('line', (l) => agentLines.push(l));
@@ -195,7 +219,11 @@ describe('upgrade requests reset by the client', () => {
       const url = new URL(/"url":"([^"]+)"/.exec(submitted)![1]);
       ingressPort = Number(url.port);
       host = url.hostname.toLowerCase();
-      await waitFor(async () => (await status(ingressPort, host)) === 200, { timeoutMs: 60_000, intervalMs: 200, what: `the job's endpoint to answer\n${agentLines.slice(-10).join('\n')}` });
+      await waitFor(async () => (await status(ingressPort, host)) === 200, {
+        timeoutMs: 60_000,
+        intervalMs: 200,
+        what: `the job's endpoint to answer\n${agentLines.slice(-10).join('\n')}`,
+      });
     }, 120_000);
 
     afterAll(async () => {
@@ -208,8 +236,16 @@ describe('upgrade requests reset by the client', () => {
       }
       const docker = new Docker({ socketPath: '/var/run/docker.sock' });
       const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-      for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-      for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+      for (const c of await docker.listContainers({ all: true, filters }))
+        await docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+      for (const n of await docker.listNetworks({ filters }))
+        await docker
+          .getNetwork(n.Id)
+          .remove()
+          .catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 

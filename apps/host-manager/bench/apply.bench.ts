@@ -57,9 +57,23 @@ async function scenario(label: string, keyOf: KeyOf): Promise<void> {
   const database = await testDatabase();
   const db = await createDataSource({ url: database.url, schema: 'host_manager', entities, migrations });
   try {
-    const markets = Array.from({ length: MARKETS }, (_, i) => ({ address: generateAddress(), name: `Bench ${i}`, pricePerSecond: 1, gpuRequired: true, defaultDurationSeconds: 7200, maxDurationSeconds: 86400, joinTokenHash: generateJoinToken().hash }));
+    const markets = Array.from({ length: MARKETS }, (_, i) => ({
+      address: generateAddress(),
+      name: `Bench ${i}`,
+      pricePerSecond: 1,
+      gpuRequired: true,
+      defaultDurationSeconds: 7200,
+      maxDurationSeconds: 86400,
+      joinTokenHash: generateJoinToken().hash,
+    }));
     await db.getRepository(MarketEntity).insert(markets);
-    const templates = Array.from({ length: TEMPLATES }, (_, i) => template(i, markets.map((m) => m.address), keyOf));
+    const templates = Array.from({ length: TEMPLATES }, (_, i) =>
+      template(
+        i,
+        markets.map((m) => m.address),
+        keyOf,
+      ),
+    );
     const store = new BenchmarkRepository(db);
     const service = new TemplateApplyService(store, new MarketService(new MarketRepository(db)), 30_000);
     const seeded = Date.now();
@@ -72,7 +86,9 @@ async function scenario(label: string, keyOf: KeyOf): Promise<void> {
     const read = await median(RUNS, () => store.readState());
     const apply = await median(RUNS, () => service.apply({ templates }));
     const diff = await median(RUNS, async () => reconcile(templates, state, { prune: false }));
-    console.log(`${label}: ${TEMPLATES} templates vs ${state.benchmarks.length} stored (${METRICS} metrics, ${MARKETS} markets each; ${state.thresholds.length} thresholds, ${state.links.length} links)`);
+    console.log(
+      `${label}: ${TEMPLATES} templates vs ${state.benchmarks.length} stored (${METRICS} metrics, ${MARKETS} markets each; ${state.thresholds.length} thresholds, ${state.links.length} links)`,
+    );
     console.log(`  first apply, writing everything:     ${seedMs} ms`);
     console.log(`  baseline, reading the same rows:     ${read.toFixed(1)} ms (median of ${RUNS})`);
     console.log(`  dry-run apply (validate, read, diff): ${apply.toFixed(1)} ms (median of ${RUNS}), of which the pure diff ${diff.toFixed(1)} ms`);

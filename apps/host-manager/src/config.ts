@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { env, parseConfig, serviceConfigShape } from '@ocg/http';
 
-const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+const optionalText = () =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const schema = z.object({

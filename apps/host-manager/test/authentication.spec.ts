@@ -37,7 +37,7 @@ describe('authentication', () => {
     return server.url;
   }
 
-  it('stays each app\'s own: two apps in one process answer to their own internal token only', async () => {
+  it("stays each app's own: two apps in one process answer to their own internal token only", async () => {
     const tokens = ['first-app-internal-token', 'second-app-internal-token'];
     const urls = [await start(tokens[0]), await start(tokens[1])];
     const status = async (url: string, token: string) => (await fetch(`${url}/internal/nodes/unknown`, { headers: { 'x-ocg-internal-token': token } })).status;

@@ -72,14 +72,23 @@ describe('POST /benchmark-templates/apply', () => {
       slug: 'new-one',
       status: 'added',
       metricChanges: { added: ['tokens_per_second', 'gpu_wattage_avg'], updated: [], removed: [], unchanged: [] },
-      reconciliation: { needsThreshold: true, targetThresholdId: null, targetMetricKey: 'tokens_per_second', actionable: true, add: [{ marketAddress: m1 }, { marketAddress: m2 }] },
+      reconciliation: {
+        needsThreshold: true,
+        targetThresholdId: null,
+        targetMetricKey: 'tokens_per_second',
+        actionable: true,
+        add: [{ marketAddress: m1 }, { marketAddress: m2 }],
+      },
     });
     const thresholds = await hm.db.query(`SELECT id, name, metric, group_name, is_gating FROM thresholds WHERE group_name = 'new-one'`);
     expect(thresholds).toEqual([{ id: expect.any(Number), name: 'new-one:tokens_per_second', metric: 'tokens_per_second', group_name: 'new-one', is_gating: true }]);
     expect(await links('new-one')).toEqual([m1, m2].sort().map((marketAddress) => ({ marketAddress, jsonLogic: rule })));
 
     const [again] = await write(body);
-    expect(again).toMatchObject({ status: 'unchanged', reconciliation: { inSync: true, actionable: false, needsThreshold: false, targetThresholdId: thresholds[0].id, add: [], remove: [] } });
+    expect(again).toMatchObject({
+      status: 'unchanged',
+      reconciliation: { inSync: true, actionable: false, needsThreshold: false, targetThresholdId: thresholds[0].id, add: [], remove: [] },
+    });
     expect(again.existingThresholds).toEqual([{ id: thresholds[0].id, name: 'new-one:tokens_per_second', metric: 'tokens_per_second', group: 'new-one', isGating: true }]);
     expect(again.existingMarketThresholds).toHaveLength(2);
   });
@@ -88,7 +97,11 @@ describe('POST /benchmark-templates/apply', () => {
     await write({ templates: [template('metric-change', [m1])] });
     const changed = template('metric-change', [m1], { operation: { name: 'metric-change benchmark', ops: [benchOp], metrics: [{ ...tps, expiry: '1d' }, watts] } });
     const [change] = await write({ templates: [changed] });
-    expect(change).toMatchObject({ status: 'updated', metricChanges: { added: [], updated: ['tokens_per_second'], removed: [], unchanged: ['gpu_wattage_avg'] }, reconciliation: { inSync: true } });
+    expect(change).toMatchObject({
+      status: 'updated',
+      metricChanges: { added: [], updated: ['tokens_per_second'], removed: [], unchanged: ['gpu_wattage_avg'] },
+      reconciliation: { inSync: true },
+    });
     const [stored] = await hm.db.query(`SELECT operation FROM benchmarks WHERE slug = 'metric-change'`);
     expect(stored.operation.metrics[0].expiry).toBe('1d');
   });
@@ -96,7 +109,10 @@ describe('POST /benchmark-templates/apply', () => {
   it('links a market added to supportedMarkets and unlinks one removed, as one update', async () => {
     await write({ templates: [template('markets-move', [m1, m2])] });
     const [change] = await write({ templates: [template('markets-move', [m2, m3])] });
-    expect(change).toMatchObject({ status: 'updated', reconciliation: { add: [{ marketAddress: m3, jsonLogic: rule }], remove: [{ marketAddress: m1 }], inSync: false, actionable: true } });
+    expect(change).toMatchObject({
+      status: 'updated',
+      reconciliation: { add: [{ marketAddress: m3, jsonLogic: rule }], remove: [{ marketAddress: m1 }], inSync: false, actionable: true },
+    });
     expect((await links('markets-move')).map((l: { marketAddress: string }) => l.marketAddress)).toEqual([m2, m3].sort());
     expect((await write({ templates: [template('markets-move', [m2, m3])] }))[0]).toMatchObject({ status: 'unchanged', reconciliation: { inSync: true } });
   });
@@ -116,7 +132,9 @@ describe('POST /benchmark-templates/apply', () => {
     await hm.db.query(`INSERT INTO market_thresholds (threshold_id, market_address, json_logic, is_optional) VALUES ($1, NULL, $2, false)`, [id, JSON.stringify(rule)]);
     const [change] = (await apply({ templates: [template('global', [m1, m2])] })).body.changes;
     expect(change).toMatchObject({ status: 'updated', reconciliation: { hasGlobalLink: true, add: [], remove: [], inSync: true, actionable: false, targetThresholdId: id } });
-    expect(change.existingMarketThresholds.filter((l: { thresholdId: number }) => l.thresholdId === id)).toEqual([{ thresholdId: id, marketAddress: null, jsonLogic: rule, isOptional: false }]);
+    expect(change.existingMarketThresholds.filter((l: { thresholdId: number }) => l.thresholdId === id)).toEqual([
+      { thresholdId: id, marketAddress: null, jsonLogic: rule, isOptional: false },
+    ]);
   });
 
   it('creates the missing threshold when the template gates on another metric', async () => {
@@ -173,7 +191,9 @@ describe('POST /benchmark-templates/apply', () => {
     const stored = await hm.call('GET', '/benchmarks/gemma4-26b');
     expect(stored.body).toMatchObject({ slug: 'gemma4-26b', operation: { ops: file[0].support_ops, metrics: file[0].metrics }, supportedMarkets: [m1] });
     expect(stored.body.thresholds).toHaveLength(1);
-    expect(stored.body.marketThresholds).toEqual([{ thresholdId: stored.body.thresholds[0].id, marketAddress: m1, jsonLogic: { '!=': [{ var: 'tokens_per_second' }, null] }, isOptional: false }]);
+    expect(stored.body.marketThresholds).toEqual([
+      { thresholdId: stored.body.thresholds[0].id, marketAddress: m1, jsonLogic: { '!=': [{ var: 'tokens_per_second' }, null] }, isOptional: false },
+    ]);
     expect((await write({ templates }))[0]).toMatchObject({ status: 'unchanged', reconciliation: { inSync: true } });
   });
 

@@ -24,7 +24,15 @@ describe('nodes', () => {
       const res = await node.register('cpu pool', cpu.joinToken);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
-        node: { address: node.address, market: cpu.address, marketName: 'CPU pool', status: 'ONLINE', specs: cpuSpecs, domain: 'node.example.net', ingressUrl: 'http://10.0.0.5:8091' },
+        node: {
+          address: node.address,
+          market: cpu.address,
+          marketName: 'CPU pool',
+          status: 'ONLINE',
+          specs: cpuSpecs,
+          domain: 'node.example.net',
+          ingressUrl: 'http://10.0.0.5:8091',
+        },
         presenceTtlSeconds: 1,
         heartbeatIntervalSeconds: 1,
       });
@@ -74,7 +82,11 @@ describe('nodes', () => {
     it('answers 401 when another key signed the request', async () => {
       const node = new TestNode(hm);
       const impostor = new TestNode(hm);
-      const res = await node.send('/nodes/register', { market: cpu.address, joinToken: cpu.joinToken, specs: cpuSpecs, domain: 'n.example.net', ingressUrl: 'http://n:1' }, { signer: impostor.signer });
+      const res = await node.send(
+        '/nodes/register',
+        { market: cpu.address, joinToken: cpu.joinToken, specs: cpuSpecs, domain: 'n.example.net', ingressUrl: 'http://n:1' },
+        { signer: impostor.signer },
+      );
       expect(res.status).toBe(401);
       expect(res.body.message).toMatch(/does not verify/);
     });

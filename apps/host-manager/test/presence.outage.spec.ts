@@ -27,7 +27,8 @@ describe('node presence while Redis is down', () => {
     await waitFor(() => hm.redis.ping().then(() => true), { timeoutMs: 10_000, what: "host-manager's Redis to be back" });
   });
 
-  const status = async (node: TestNode) => (await hm.call('GET', `/internal/nodes/${node.address}`, { key: null, headers: { 'x-ocg-internal-token': 'internal-token-for-host-manager-tests' } })).body;
+  const status = async (node: TestNode) =>
+    (await hm.call('GET', `/internal/nodes/${node.address}`, { key: null, headers: { 'x-ocg-internal-token': 'internal-token-for-host-manager-tests' } })).body;
 
   it('keeps a live node ONLINE whose lastSeenAt was last written within the write interval (it may lag that much)', async () => {
     const node = new TestNode(hm);

@@ -34,7 +34,12 @@ const state = (benchmarks: BenchmarkTemplate[], thresholds: ThresholdRecord[] = 
   links,
 });
 /** A template applied before: stored, with its gating threshold (id 1) linked to each market by its rule. */
-const synced = (t: BenchmarkTemplate) => state([t], [threshold(1, t.slug, 'tokens_per_second')], t.supportedMarkets.map((m) => link(1, m)));
+const synced = (t: BenchmarkTemplate) =>
+  state(
+    [t],
+    [threshold(1, t.slug, 'tokens_per_second')],
+    t.supportedMarkets.map((m) => link(1, m)),
+  );
 
 describe('reconcile', () => {
   it('marks a new slug added, every metric added, and a threshold needed with a link per market', () => {
@@ -242,7 +247,18 @@ describe('reconcile', () => {
   });
 
   it('gives every change record every field the spec requires', () => {
-    const fields = ['slug', 'status', 'operation', 'requirements', 'metricChanges', 'conflictKeys', 'supportedMarkets', 'existingThresholds', 'existingMarketThresholds', 'reconciliation'];
+    const fields = [
+      'slug',
+      'status',
+      'operation',
+      'requirements',
+      'metricChanges',
+      'conflictKeys',
+      'supportedMarkets',
+      'existingThresholds',
+      'existingMarketThresholds',
+      'reconciliation',
+    ];
     for (const change of reconcile([template('a')], synced(template('g')), { prune: true })) expect(Object.keys(change).sort()).toEqual([...fields].sort());
   });
 });

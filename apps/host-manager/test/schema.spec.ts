@@ -41,7 +41,9 @@ describe('the schema', () => {
   it('has an entity for every table the migrations create', async () => {
     const db = await open(entities);
     try {
-      const rows: { table_name: string }[] = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = 'host_manager' AND table_type = 'BASE TABLE' AND table_name <> 'migrations'`);
+      const rows: { table_name: string }[] = await db.query(
+        `SELECT table_name FROM information_schema.tables WHERE table_schema = 'host_manager' AND table_type = 'BASE TABLE' AND table_name <> 'migrations'`,
+      );
       expect(rows.map((r) => r.table_name).sort()).toEqual(db.entityMetadatas.map((m) => m.tableName).sort());
     } finally {
       await db.destroy();

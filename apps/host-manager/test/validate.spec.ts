@@ -47,14 +47,12 @@ describe('templateProblems', () => {
 });
 
 describe('jsonLogicProblems', () => {
-  it.each([
-    [{ '>=': [{ var: 'tokens_per_second' }, 20] }],
-    [{ and: [{ '>': [{ var: 'a' }, 1] }, { '<': [{ var: 'b' }, 2] }] }],
-    [{ var: 'a' }],
-    [{ in: ['x', ['x', 'y']] }],
-  ])('accepts %j', (rule) => {
-    expect(jsonLogicProblems(rule, '/r')).toEqual([]);
-  });
+  it.each([[{ '>=': [{ var: 'tokens_per_second' }, 20] }], [{ and: [{ '>': [{ var: 'a' }, 1] }, { '<': [{ var: 'b' }, 2] }] }], [{ var: 'a' }], [{ in: ['x', ['x', 'y']] }]])(
+    'accepts %j',
+    (rule) => {
+      expect(jsonLogicProblems(rule, '/r')).toEqual([]);
+    },
+  );
 
   it.each([
     [[1, 2], '/r'],

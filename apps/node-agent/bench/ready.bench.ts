@@ -71,7 +71,11 @@ async function baselineRound(): Promise<number> {
 
 async function agentRound(agent: NodeAgent, source: LocalJobSource, watcher: ReadyWatcher): Promise<number> {
   const job = bs58.encode(randomBytes(32));
-  const definition = normalize({ version: '0.1', type: 'container', ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: COMMAND, expose: 8080 } }] } as JobDefinition);
+  const definition = normalize({
+    version: '0.1',
+    type: 'container',
+    ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: COMMAND, expose: 8080 } }],
+  } as JobDefinition);
   const ready = watcher.wait(job);
   const t0 = performance.now();
   await source.submit({ job, poster: generateWallet().address, definition, deadline: Date.now() + 600_000 });
@@ -90,7 +94,10 @@ async function main(): Promise<void> {
   const engine = createDocker('/var/run/docker.sock');
   await requireDocker(engine);
   await ensureBusyboxImage(engine);
-  const config = { ...loadConfig({ API_PORT: '0', INGRESS_PORT: '0', LOG_LEVEL: 'warn', NODE_GPUS: 'false', STOP_GRACE_SECONDS: '1' }), NODE_ID: `bench-${randomBytes(3).toString('hex')}` };
+  const config = {
+    ...loadConfig({ API_PORT: '0', INGRESS_PORT: '0', LOG_LEVEL: 'warn', NODE_GPUS: 'false', STOP_GRACE_SECONDS: '1' }),
+    NODE_ID: `bench-${randomBytes(3).toString('hex')}`,
+  };
   const watcher = new ReadyWatcher();
   const source = new LocalJobSource();
   const agent = await NodeAgent.start(config, createLogger({ service: 'node-agent-bench', level: 'warn' }), { source, reporter: watcher, docker: engine });

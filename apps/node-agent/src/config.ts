@@ -19,98 +19,123 @@ const list = () =>
   z
     .string()
     .default('')
-    .transform((v) => v.split(',').map((x) => x.trim()).filter(Boolean));
-const optionalText = () => z.string().min(1).optional().or(z.literal('').transform(() => undefined));
+    .transform((v) =>
+      v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    );
+const optionalText = () =>
+  z
+    .string()
+    .min(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 const defaultKeyFile = (): string => path.join(os.homedir(), '.ocg', 'node-key');
 
-const schema = z.object({
-  HOST: env.host(),
-  /** The node API (job control, logs, results). */
-  API_PORT: env.port(8090),
-  /** Port ingress: HTTP and WebSocket for the jobs' exposed ports, routed by Host. */
-  INGRESS_PORT: env.port(8091),
-  LOG_LEVEL: env.logLevel(),
-  DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),
-  /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. Unset: the node key's address. */
-  NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').optional(),
-  /** The node's wallet address: `%%global.node%%`, and the ingress serves the node API at `<address>.<domain>`. */
-  NODE_ADDRESS: z.string().min(1).optional(),
-  /** Public domain of this node: `%%global.host%%` is `<job>.<domain>`. */
-  NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
-  /** `auto` asks Docker whether the nvidia runtime is installed. */
-  NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
-  /** Keep job networks off the host, the LAN, private and link-local addresses (iptables); false: turned off (development only). */
-  NETWORK_ISOLATION: flag('true'),
-  /** IPv4 ranges (CIDR) job networks may reach despite isolation, e.g. an internal package mirror. */
-  NETWORK_ISOLATION_ALLOW: list().refine((l) => l.every((c) => CIDR.test(c)), 'IPv4 ranges such as 10.1.2.0/24, separated by commas'),
-  /** The iptables command matching the one dockerd uses (iptables, iptables-legacy, iptables-nft). */
-  IPTABLES: z.string().min(1).default('iptables'),
-  /** Registries on loopback, private or link-local addresses that jobs may pull from: `host`, `host:port` or `*`. */
-  ALLOW_PRIVATE_REGISTRIES: list(),
-  /** Container creates and starts at once, over all jobs: a large group must not starve the node's API and ingress. */
-  START_CONCURRENCY: count(4),
-  /** Container stops and removals at once, over all jobs. */
-  STOP_CONCURRENCY: count(16),
-  /** GPU device ids given to ops one per op, comma-separated (e.g. `0,1`); unset: nvidia-smi's list. */
-  GPU_DEVICES: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v.split(',').map((id) => id.trim()).filter(Boolean) : undefined)),
-  /** Apply the market's writable-layer size (StorageOpt): auto = when the storage driver supports it. */
-  CONTAINER_DISK_QUOTA: z.enum(['auto', 'true', 'false']).default('auto'),
-  /** How often each job's writable layers and volumes are measured against the market's disk limits (a job over one fails); 0: off. */
-  DISK_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
-  /** Per container; absent: 90% of this machine's memory. */
-  CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
-  CONTAINER_PIDS_LIMIT: count(4096),
-  /** SIGTERM, then this long before SIGKILL. */
-  STOP_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
-  PULL_TIMEOUT_SECONDS: count(1800),
-  /** Startup checks ramp up from 25 ms to this interval. */
-  HEALTH_STARTUP_INTERVAL_MS: count(1500),
-  HEALTH_CONTINUOUS_INTERVAL_MS: count(5000),
-  HEALTH_TIMEOUT_MS: count(3000),
-  /** Consecutive continuous-check failures before an endpoint goes OFFLINE. */
-  HEALTH_FAILURES_TO_OFFLINE: count(2),
-  LOG_MAX_LINES: count(10_000),
-  LOG_MAX_BYTES: count(2 * 1024 * 1024),
-  /** Duration of a job run with `--run` (the control plane sends its own). */
-  JOB_DURATION_SECONDS: count(7200),
-  /** How long an ended job's final state stays readable through the node API. */
-  FINISHED_JOB_RETENTION_SECONDS: count(600),
-  /** How long the end-of-job report may take before cleanup goes ahead anyway. */
-  REPORT_TIMEOUT_MS: count(10_000),
-  AUTH_MAX_AGE_SECONDS: count(300),
-  /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
-  INGRESS_TRUST_FORWARDED_HOST: flag('false'),
-  /** On SIGTERM, stop every job and remove what it made (for development nodes) instead of leaving them for the next agent. */
-  STOP_JOBS_ON_EXIT: flag('false'),
-  /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */
-  CONTROL_PLANE_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
-  /** The market to join: its address or name. */
-  MARKET: optionalText(),
-  /** The market's join token, from the operator. */
-  JOIN_TOKEN: optionalText(),
-  /** The node key's 32-byte ed25519 seed, as 64 hex characters or base64. Unset: NODE_KEY_FILE. */
-  NODE_KEY: optionalText(),
-  /** Where the node key's seed is kept (hex); made, mode 0600, on first start when missing. */
-  NODE_KEY_FILE: z.string().min(1).default(defaultKeyFile),
-  /** Where the gateway reaches this node's ingress. Default: the ingress's own listening URL. */
-  INGRESS_URL: z.url().optional().or(z.literal('').transform(() => undefined)),
-  /** The agent claims jobs while it runs fewer than this many; declared to host-manager as its capacity, which claims enforce. */
-  MAX_JOBS: count(8),
-  /** How long one claim waits for a job (long poll); 0: poll. */
-  CLAIM_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(20),
-  /** How often the agent lists its running jobs to the control plane (and learns what to stop and the deadlines). */
-  SYNC_INTERVAL_MS: count(10_000),
-  /** Timeout of one control-plane request (a claim adds its wait). */
-  CONTROL_PLANE_TIMEOUT_MS: count(10_000),
-}).superRefine((c, ctx) => {
-  if (c.CONTROL_PLANE_URL === undefined) return;
-  for (const name of ['MARKET', 'JOIN_TOKEN'] as const) {
-    if (c[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required with CONTROL_PLANE_URL' });
-  }
-});
+const schema = z
+  .object({
+    HOST: env.host(),
+    /** The node API (job control, logs, results). */
+    API_PORT: env.port(8090),
+    /** Port ingress: HTTP and WebSocket for the jobs' exposed ports, routed by Host. */
+    INGRESS_PORT: env.port(8091),
+    LOG_LEVEL: env.logLevel(),
+    DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),
+    /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. Unset: the node key's address. */
+    NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').optional(),
+    /** The node's wallet address: `%%global.node%%`, and the ingress serves the node API at `<address>.<domain>`. */
+    NODE_ADDRESS: z.string().min(1).optional(),
+    /** Public domain of this node: `%%global.host%%` is `<job>.<domain>`. */
+    NODE_DOMAIN: z.string().min(1).default('nodes.localhost'),
+    /** `auto` asks Docker whether the nvidia runtime is installed. */
+    NODE_GPUS: z.enum(['auto', 'true', 'false']).default('auto'),
+    /** Keep job networks off the host, the LAN, private and link-local addresses (iptables); false: turned off (development only). */
+    NETWORK_ISOLATION: flag('true'),
+    /** IPv4 ranges (CIDR) job networks may reach despite isolation, e.g. an internal package mirror. */
+    NETWORK_ISOLATION_ALLOW: list().refine((l) => l.every((c) => CIDR.test(c)), 'IPv4 ranges such as 10.1.2.0/24, separated by commas'),
+    /** The iptables command matching the one dockerd uses (iptables, iptables-legacy, iptables-nft). */
+    IPTABLES: z.string().min(1).default('iptables'),
+    /** Registries on loopback, private or link-local addresses that jobs may pull from: `host`, `host:port` or `*`. */
+    ALLOW_PRIVATE_REGISTRIES: list(),
+    /** Container creates and starts at once, over all jobs: a large group must not starve the node's API and ingress. */
+    START_CONCURRENCY: count(4),
+    /** Container stops and removals at once, over all jobs. */
+    STOP_CONCURRENCY: count(16),
+    /** GPU device ids given to ops one per op, comma-separated (e.g. `0,1`); unset: nvidia-smi's list. */
+    GPU_DEVICES: z
+      .string()
+      .optional()
+      .transform((v) =>
+        v
+          ? v
+              .split(',')
+              .map((id) => id.trim())
+              .filter(Boolean)
+          : undefined,
+      ),
+    /** Apply the market's writable-layer size (StorageOpt): auto = when the storage driver supports it. */
+    CONTAINER_DISK_QUOTA: z.enum(['auto', 'true', 'false']).default('auto'),
+    /** How often each job's writable layers and volumes are measured against the market's disk limits (a job over one fails); 0: off. */
+    DISK_CHECK_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+    /** Per container; absent: 90% of this machine's memory. */
+    CONTAINER_MEMORY_MB: z.coerce.number().int().positive().optional(),
+    CONTAINER_PIDS_LIMIT: count(4096),
+    /** SIGTERM, then this long before SIGKILL. */
+    STOP_GRACE_SECONDS: z.coerce.number().int().min(0).default(10),
+    PULL_TIMEOUT_SECONDS: count(1800),
+    /** Startup checks ramp up from 25 ms to this interval. */
+    HEALTH_STARTUP_INTERVAL_MS: count(1500),
+    HEALTH_CONTINUOUS_INTERVAL_MS: count(5000),
+    HEALTH_TIMEOUT_MS: count(3000),
+    /** Consecutive continuous-check failures before an endpoint goes OFFLINE. */
+    HEALTH_FAILURES_TO_OFFLINE: count(2),
+    LOG_MAX_LINES: count(10_000),
+    LOG_MAX_BYTES: count(2 * 1024 * 1024),
+    /** Duration of a job run with `--run` (the control plane sends its own). */
+    JOB_DURATION_SECONDS: count(7200),
+    /** How long an ended job's final state stays readable through the node API. */
+    FINISHED_JOB_RETENTION_SECONDS: count(600),
+    /** How long the end-of-job report may take before cleanup goes ahead anyway. */
+    REPORT_TIMEOUT_MS: count(10_000),
+    AUTH_MAX_AGE_SECONDS: count(300),
+    /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
+    INGRESS_TRUST_FORWARDED_HOST: flag('false'),
+    /** On SIGTERM, stop every job and remove what it made (for development nodes) instead of leaving them for the next agent. */
+    STOP_JOBS_ON_EXIT: flag('false'),
+    /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */
+    CONTROL_PLANE_URL: z
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    /** The market to join: its address or name. */
+    MARKET: optionalText(),
+    /** The market's join token, from the operator. */
+    JOIN_TOKEN: optionalText(),
+    /** The node key's 32-byte ed25519 seed, as 64 hex characters or base64. Unset: NODE_KEY_FILE. */
+    NODE_KEY: optionalText(),
+    /** Where the node key's seed is kept (hex); made, mode 0600, on first start when missing. */
+    NODE_KEY_FILE: z.string().min(1).default(defaultKeyFile),
+    /** Where the gateway reaches this node's ingress. Default: the ingress's own listening URL. */
+    INGRESS_URL: z
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    /** The agent claims jobs while it runs fewer than this many; declared to host-manager as its capacity, which claims enforce. */
+    MAX_JOBS: count(8),
+    /** How long one claim waits for a job (long poll); 0: poll. */
+    CLAIM_WAIT_SECONDS: z.coerce.number().int().min(0).max(25).default(20),
+    /** How often the agent lists its running jobs to the control plane (and learns what to stop and the deadlines). */
+    SYNC_INTERVAL_MS: count(10_000),
+    /** Timeout of one control-plane request (a claim adds its wait). */
+    CONTROL_PLANE_TIMEOUT_MS: count(10_000),
+  })
+  .superRefine((c, ctx) => {
+    if (c.CONTROL_PLANE_URL === undefined) return;
+    for (const name of ['MARKET', 'JOIN_TOKEN'] as const) {
+      if (c[name] === undefined) ctx.addIssue({ code: 'custom', path: [name], message: 'is required with CONTROL_PLANE_URL' });
+    }
+  });
 
 export type AgentConfig = z.infer<typeof schema>;
 /** The config once the node's identity is known (`resolveIdentity`). */
@@ -120,5 +145,4 @@ export type ResolvedConfig = AgentConfig & { NODE_ID: string };
 export const loadConfig = (e: NodeJS.ProcessEnv = process.env): AgentConfig => parseConfig(schema, e);
 
 /** The memory limit in bytes: the configured one, else 90% of this machine's memory. */
-export const containerMemoryBytes = (config: AgentConfig): number =>
-  config.CONTAINER_MEMORY_MB ? config.CONTAINER_MEMORY_MB * 1024 * 1024 : Math.floor(os.totalmem() * 0.9);
+export const containerMemoryBytes = (config: AgentConfig): number => (config.CONTAINER_MEMORY_MB ? config.CONTAINER_MEMORY_MB * 1024 * 1024 : Math.floor(os.totalmem() * 0.9));

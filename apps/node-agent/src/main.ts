@@ -54,7 +54,8 @@ function devPoster(job: string, ctx: RunContext): string {
  */
 async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, logger: Logger): Promise<void> {
   const { signer } = identity;
-  if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address) throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
+  if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address)
+    throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
   const agentConfig = { ...config, NODE_ADDRESS: signer.address };
   sealBlobsWith(signer); // no definition (env values, registry credentials) in plain text in Docker labels
   const cp = createControlPlane(agentConfig, signer, logger);

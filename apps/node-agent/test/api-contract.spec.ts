@@ -51,12 +51,25 @@ describe('the node API document', () => {
 describe('answers held to the document', () => {
   const poster = generateWallet();
   const job = generateWallet().address;
-  const status: JobStatus = { job, state: 'running', reason: null, startedAt: new Date().toISOString(), deadline: new Date().toISOString(), endedAt: null, currentStage: 'a', ops: [] };
+  const status: JobStatus = {
+    job,
+    state: 'running',
+    reason: null,
+    startedAt: new Date().toISOString(),
+    deadline: new Date().toISOString(),
+    endedAt: null,
+    currentStage: 'a',
+    ops: [],
+  };
 
   /** The node API over an executor that answers `body` for the job's status: only the document stands between it and the caller. */
   async function nodeAnswering(body: unknown) {
     const logs: string[] = [];
-    const logger = createLogger({ service: 'node-agent', level: 'error', destination: new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString()), done()) }) });
+    const logger = createLogger({
+      service: 'node-agent',
+      level: 'error',
+      destination: new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString()), done()) }),
+    });
     const executor = { poster: () => poster.address, status: () => body } as unknown as Executor;
     const server = await listen(buildNodeApi({ executor, docker: {} as Docker, logger, node: 'node', authMaxAgeSeconds: 300 }), { host: '127.0.0.1', port: 0 });
     try {

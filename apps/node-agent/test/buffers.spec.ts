@@ -21,7 +21,10 @@ describe('LogBuffer', () => {
     const logs = new LogBuffer(10, 1024);
     const seen: string[] = [];
     let ended = false;
-    logs.follow((l) => seen.push(l.text), () => (ended = true));
+    logs.follow(
+      (l) => seen.push(l.text),
+      () => (ended = true),
+    );
     logs.push('stderr', 'a');
     logs.close();
     expect(seen).toEqual(['a']);

@@ -28,7 +28,7 @@ describe('the container spec of a job', () => {
     expect(specs.every((s) => s.HostConfig?.DeviceRequests?.every((r) => r.Count === undefined) ?? true)).toBe(true);
   });
 
-  it('applies the market\'s CPU, memory, pids and disk limits, within the node\'s own, and its user and read-only root', () => {
+  it("applies the market's CPU, memory, pids and disk limits, within the node's own, and its user and read-only root", () => {
     const [spec] = specsFor(definition([runOp('a', 'true')]), { ...twoGpus, cpus: 1, memoryBytes: 32 * 1024 ** 2 }, { ...market, cpus: 3 });
     expect(spec.User).toBe('1000:1000');
     expect(spec.HostConfig).toMatchObject({
@@ -67,7 +67,7 @@ describe('on the real engine', () => {
     expect(left).toEqual([]);
   });
 
-  it('runs the containers as the market\'s user on a read-only root with a writable /tmp, within its CPU and memory', async () => {
+  it("runs the containers as the market's user on a read-only root with a writable /tmp, within its CPU and memory", async () => {
     const script = 'echo uid=$(id -u); (touch /root-file 2>/dev/null && echo root=rw) || echo root=ro; touch /tmp/x && echo tmp=rw; sleep 2';
     const results = { uid: 'uid=(\\d+)', root: 'root=(\\w+)', tmp: 'tmp=(\\w+)' };
     const { job } = await t.submit(definition([runOp('probe', script, { results })]), { containerLimits: market });

@@ -19,7 +19,10 @@ afterAll(async () => {
   await t?.close();
   await registry?.stop();
   // Pulling the private image with credentials marked its repository private, engine-wide: the test made it.
-  await t.docker.getVolume(markerName(privateImage)).remove().catch(() => undefined);
+  await t.docker
+    .getVolume(markerName(privateImage))
+    .remove()
+    .catch(() => undefined);
   const left = await leftovers(t.docker, node);
   await removeEverything(t.docker, node);
   expect(left).toEqual([]);
@@ -72,7 +75,12 @@ it('fails an op that needs registry credentials and has none', async () => {
 
 it('pulls a private image with authentication.docker and runs it', async () => {
   const auth = { docker: { username: registry.username, password: registry.password } };
-  const { summary, op } = await runToEnd({ type: 'container/run', id: 'private', args: { image: privateImage, cmd: ['echo', 'pulled and ran'], authentication: auth }, results: { out: 'pulled and ran' } });
+  const { summary, op } = await runToEnd({
+    type: 'container/run',
+    id: 'private',
+    args: { image: privateImage, cmd: ['echo', 'pulled and ran'], authentication: auth },
+    results: { out: 'pulled and ran' },
+  });
   expect(op).toMatchObject({ state: 'completed', exitCode: 0 });
   expect(summary.results.private.out).toEqual(['pulled and ran']);
 });

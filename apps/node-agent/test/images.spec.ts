@@ -27,7 +27,10 @@ afterAll(async () => {
   await t?.close();
   await strict?.close();
   await registry?.stop();
-  await t.docker.getVolume(markerName(privateImage)).remove().catch(() => undefined);
+  await t.docker
+    .getVolume(markerName(privateImage))
+    .remove()
+    .catch(() => undefined);
   const left = [...(await leftovers(t.docker, node)), ...(await leftovers(t.docker, `${node}-s`))];
   await removeEverything(t.docker, node);
   await removeEverything(t.docker, `${node}-s`);

@@ -131,7 +131,11 @@ it('resolves a result of an earlier stage into a later op', async () => {
   const { job } = await t.submit(
     definition([
       runOp('setter', "echo 'port: 9000'", { execution: { group: 'pre' }, results: { port: '(?<=port: ).*' } }),
-      runOp('user', 'echo "using $PORT and %%global.job%%"', { args: { env: { PORT: '%%ops.setter.results.port%%' } }, execution: { group: 'main' }, results: { line: 'using (.*)' } }),
+      runOp('user', 'echo "using $PORT and %%global.job%%"', {
+        args: { env: { PORT: '%%ops.setter.results.port%%' } },
+        execution: { group: 'main' },
+        results: { line: 'using (.*)' },
+      }),
     ]),
   );
   const summary = await t.waitEnded(job);

@@ -112,7 +112,10 @@ describe('reading', () => {
   });
 
   it('serves the node API through the ingress at the node address host', async () => {
-    const answer = await request(`${t.agent.ingress.url}/job/${job}/ops`, { host: `${nodeAddress.toLowerCase()}.node.test`, headers: { authorization: signedHeader(poster, nodeAddress, job) } });
+    const answer = await request(`${t.agent.ingress.url}/job/${job}/ops`, {
+      host: `${nodeAddress.toLowerCase()}.node.test`,
+      headers: { authorization: signedHeader(poster, nodeAddress, job) },
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body).job).toBe(job);
   });
@@ -198,7 +201,12 @@ describe('control', () => {
     const answer = await api('POST', `/job/${job}/group/svc/operation/worker/restart`);
     expect(answer.status).toBe(200);
     await t.waitOp(job, 'worker', (o) => o.state === 'running' && o.reason === null);
-    expect(t.agent.executor.logs(job, 'worker').lines().some((l) => l.text === 'restarted through the node API')).toBe(true);
+    expect(
+      t.agent.executor
+        .logs(job, 'worker')
+        .lines()
+        .some((l) => l.text === 'restarted through the node API'),
+    ).toBe(true);
   });
 
   it('restarts every op of a group, and the service becomes ready again', async () => {

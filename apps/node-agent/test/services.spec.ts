@@ -67,7 +67,10 @@ it('starts the next stage only once the service stage is healthy, and the servic
   const check = { type: 'http', path: '/health', method: 'GET', expected_status: 200, continuous: true };
   const { job } = await t.submit(
     definition([
-      runOp('db', `sleep 1; ${serve(8080, 'up', '/w').replace('index.html', 'health')}`, { args: { expose: [{ port: 8080, health_checks: [check] }] }, execution: { group: 'infrastructure' } }),
+      runOp('db', `sleep 1; ${serve(8080, 'up', '/w').replace('index.html', 'health')}`, {
+        args: { expose: [{ port: 8080, health_checks: [check] }] },
+        execution: { group: 'infrastructure' },
+      }),
       runOp('app', 'wget -qO- http://db:8080/health', { execution: { group: 'application' }, results: { health: '^(up)$' } }),
     ]),
   );
@@ -80,7 +83,10 @@ it('starts the next stage only once the service stage is healthy, and the servic
 
 it('names ports two ops share by op index, and <job>-<port> reaches the first op', async () => {
   const { job } = await t.submit(
-    definition([runOp('a', serve(8080, 'from-a'), { args: { expose: 8080 }, execution: { group: 'web' } }), runOp('b', serve(8080, 'from-b'), { args: { expose: 8080 }, execution: { group: 'web' } })]),
+    definition([
+      runOp('a', serve(8080, 'from-a'), { args: { expose: 8080 }, execution: { group: 'web' } }),
+      runOp('b', serve(8080, 'from-b'), { args: { expose: 8080 }, execution: { group: 'web' } }),
+    ]),
   );
   await t.waitOp(job, 'b', (o) => o.endpoints[0]?.status === 'ONLINE');
   await t.waitOp(job, 'a', (o) => o.endpoints[0]?.status === 'ONLINE');
@@ -115,7 +121,8 @@ it('passes http checks with method, headers and body, and websocket checks by th
     'read -r body',
     `if [ "$HTTP_X_PROBE" = yes ] && [ "$body" = hello ]; then printf 'HTTP/1.1 200 OK\r\n\r\nok'; else printf 'HTTP/1.1 500 Bad\r\n\r\nbad'; fi`,
   ].join('\n');
-  const script = 'mkdir -p /w/cgi-bin && printf "%s\\n" "$WS_CGI" > /w/cgi-bin/index.cgi && printf "%s\\n" "$ECHO" > /w/cgi-bin/echo && chmod +x /w/cgi-bin/* && httpd -f -p 8080 -h /w';
+  const script =
+    'mkdir -p /w/cgi-bin && printf "%s\\n" "$WS_CGI" > /w/cgi-bin/index.cgi && printf "%s\\n" "$ECHO" > /w/cgi-bin/echo && chmod +x /w/cgi-bin/* && httpd -f -p 8080 -h /w';
   const http = { type: 'http', path: '/cgi-bin/echo', method: 'POST', headers: { 'x-probe': 'yes' }, body: 'hello', expected_status: 200, continuous: false };
   const ws = { type: 'websocket', expected_response: 'ready', continuous: false };
   const { job } = await t.submit(
@@ -129,10 +136,7 @@ it('passes http checks with method, headers and body, and websocket checks by th
 it("serves a private op's ports only at its secret label, never at names derived from the job address", async () => {
   const label = 'kq7xz2mbw4ra';
   const { job } = await t.submit(
-    definition([
-      runOp('site', serve(8080, 'public'), { args: { expose: 8080 } }),
-      runOp('admin', serve(9090, 'private'), { args: { expose: [9090, 9091], private: true } }),
-    ]),
+    definition([runOp('site', serve(8080, 'public'), { args: { expose: 8080 } }), runOp('admin', serve(9090, 'private'), { args: { expose: [9090, 9091], private: true } })]),
     { prepare: (d) => ({ ...d, ops: d.ops.map((op) => (op.id === 'admin' && op.type === 'container/run' ? { ...op, args: { ...op.args, private_label: label } } : op)) }) },
   );
   await t.waitOp(job, 'admin', (o) => o.endpoints[0]?.status === 'ONLINE');

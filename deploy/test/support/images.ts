@@ -10,8 +10,19 @@ import { join, resolve } from 'node:path';
 const root = resolve(__dirname, '../../..');
 const tsx = join(root, 'node_modules/.bin/tsx');
 
-export interface BuiltImage { name: string; image: string; tag: string; built: boolean; seconds: number }
-export interface BuildResult { base: string; debian: string; images: BuiltImage[]; setTag?: string }
+export interface BuiltImage {
+  name: string;
+  image: string;
+  tag: string;
+  built: boolean;
+  seconds: number;
+}
+export interface BuildResult {
+  base: string;
+  debian: string;
+  images: BuiltImage[];
+  setTag?: string;
+}
 
 let built: BuildResult | undefined;
 

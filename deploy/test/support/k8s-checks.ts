@@ -56,8 +56,7 @@ function environmentOf(objects: K8sObject[], where: string, container: any): Env
 }
 
 /** Resolves a named or numbered container port. */
-const portOf = (container: any, port: unknown): number | undefined =>
-  typeof port === 'number' ? port : container.ports?.find((p: any) => p.name === port)?.containerPort;
+const portOf = (container: any, port: unknown): number | undefined => (typeof port === 'number' ? port : container.ports?.find((p: any) => p.name === port)?.containerPort);
 
 function probeProblems(where: string, container: any, port: number): string[] {
   const expected: Record<string, string> = { readinessProbe: '/readyz', livenessProbe: '/healthz', startupProbe: '/healthz' };
@@ -97,7 +96,8 @@ function companionProblems(objects: K8sObject[], app: string, deployment: K8sObj
   const service = objects.find((o) => o.kind === 'Service' && selects(o.spec.selector, labels));
   const container = deployment.spec.template.spec.containers[0];
   if (!service) problems.push(`${app}: no Service selects its pods`);
-  else if (!service.spec.ports.some((p: any) => portOf(container, p.targetPort ?? p.port) === port)) problems.push(`${app}: Service ${service.metadata.name} does not target port ${port}`);
+  else if (!service.spec.ports.some((p: any) => portOf(container, p.targetPort ?? p.port) === port))
+    problems.push(`${app}: Service ${service.metadata.name} does not target port ${port}`);
   if (!objects.some((o) => o.kind === 'PodDisruptionBudget' && selects(o.spec.selector?.matchLabels, labels))) problems.push(`${app}: no PodDisruptionBudget covers its pods`);
   const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler' && o.spec.scaleTargetRef?.kind === 'Deployment' && o.spec.scaleTargetRef.name === deployment.metadata.name);
   if (!hpa) problems.push(`${app}: no HorizontalPodAutoscaler scales it`);
@@ -127,7 +127,8 @@ export function deploymentProblems(objects: K8sObject[], app: string, load: Load
   const port = config.PORT as number;
   if (!container.ports?.some((p: any) => p.containerPort === port)) problems.push(`${where}: container port is not the configured PORT ${port}`);
   if (config.HOST !== '0.0.0.0' && config.HOST !== '::') problems.push(`${where}: HOST=${String(config.HOST)} is not reachable from other pods`);
-  if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory || !container.resources?.limits?.memory) problems.push(`${where}: resources need cpu and memory requests and a memory limit`);
+  if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory || !container.resources?.limits?.memory)
+    problems.push(`${where}: resources need cpu and memory requests and a memory limit`);
   problems.push(...probeProblems(where, container, port), ...serviceUrlProblems(objects, where, config), ...companionProblems(objects, app, deployment, port));
   return problems;
 }

@@ -60,7 +60,10 @@ interface JsonPatchOp {
 }
 
 function applyOp(target: object, { op, path: pointer, value }: JsonPatchOp): void {
-  const keys = pointer.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const keys = pointer
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const last = keys.pop()!;
   const parent = keys.reduce((node: any, key) => node?.[key], target);
   if (parent === undefined || (op !== 'add' && !(last in parent))) throw new Error(`patch ${op} ${pointer}: no such path`);

@@ -94,7 +94,10 @@ function objectFor(s: Json, depth: number): fc.Arbitrary<unknown> {
   });
   const required = new Set<string>((s.required as string[] | undefined) ?? []);
   const known = fc.record(Object.fromEntries(props), { requiredKeys: props.map(([k]) => k).filter((k) => required.has(k)) });
-  const extra = s.additionalProperties && typeof s.additionalProperties === 'object' ? fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fuzzValue(s.additionalProperties, depth + 1), { maxKeys: 3 }) : fc.constant({});
+  const extra =
+    s.additionalProperties && typeof s.additionalProperties === 'object'
+      ? fc.dictionary(fc.string({ minLength: 1, maxLength: 12 }), fuzzValue(s.additionalProperties, depth + 1), { maxKeys: 3 })
+      : fc.constant({});
   return fc.tuple(known, extra).map(([a, b]) => ({ ...b, ...(a as object) }));
 }
 
@@ -135,6 +138,9 @@ export function parameterText(schema: Json | undefined, known: string[], inPath 
   // An empty, `.` or `..` path segment is another URL, not this operation.
   if (inPath) return parameterText(schema, known).filter((v) => v !== '' && v !== '.' && v !== '..');
   const valid = validValue(schema).map((v) => (typeof v === 'string' ? v : JSON.stringify(v)));
-  const hostile = fc.oneof(hostileString.filter((v) => v.length < 4000), fc.constantFrom('1e308', '-1', '12.5', 'abc', '9007199254740993', '99999999999999999999'));
+  const hostile = fc.oneof(
+    hostileString.filter((v) => v.length < 4000),
+    fc.constantFrom('1e308', '-1', '12.5', 'abc', '9007199254740993', '99999999999999999999'),
+  );
   return known.length > 0 ? fc.oneof(valid, hostile, fc.constantFrom(...known)) : fc.oneof(valid, hostile);
 }

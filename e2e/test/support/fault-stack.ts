@@ -165,14 +165,20 @@ export class FaultStack {
   async waitForNoContainers(timeoutMs: number): Promise<void> {
     const docker = new Docker({ socketPath: '/var/run/docker.sock' });
     const filters = JSON.stringify({ label: [`ocg.node=${this.nodeId}`] });
-    await waitFor(async () => (await docker.listContainers({ all: true, filters })).length === 0, { timeoutMs, intervalMs: 500, what: "the agent to remove its job's containers" }).catch(
-      () => undefined,
-    );
+    await waitFor(async () => (await docker.listContainers({ all: true, filters })).length === 0, {
+      timeoutMs,
+      intervalMs: 500,
+      what: "the agent to remove its job's containers",
+    }).catch(() => undefined);
   }
 
   async stop(): Promise<void> {
     const order = ['node-agent', 'gateway', 'deployment-manager', 'host-manager', 'client-manager'];
-    for (const name of order) await this.processes.get(name)?.stop().catch(() => undefined);
+    for (const name of order)
+      await this.processes
+        .get(name)
+        ?.stop()
+        .catch(() => undefined);
     await removeNodeObjects(this.nodeId);
     await this.redis.dispose();
     await this.postgres.dispose();
@@ -183,7 +189,19 @@ export class FaultStack {
 async function removeNodeObjects(nodeId: string): Promise<void> {
   const docker = new Docker({ socketPath: '/var/run/docker.sock' });
   const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters }))
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => undefined);
 }

@@ -27,7 +27,11 @@ export function operations(): Operation[] {
 
 export function resolve(schema: Json | undefined): Json | undefined {
   let s = schema;
-  for (let i = 0; s?.$ref && i < 16; i++) s = (s.$ref as string).slice(2).split('/').reduce((node: Json, key) => node?.[key], doc);
+  for (let i = 0; s?.$ref && i < 16; i++)
+    s = (s.$ref as string)
+      .slice(2)
+      .split('/')
+      .reduce((node: Json, key) => node?.[key], doc);
   return s;
 }
 
@@ -53,7 +57,8 @@ export function arrayPaths(schema: Json | undefined, at: Step[] = [], seen = new
 export function encodeSegment(text: string): string {
   return text.replace(/[\ud800-\udbff][\udc00-\udfff]|[\s\S]/g, (ch) => {
     const c = ch.charCodeAt(0);
-    if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff) return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
+    if (ch.length === 1 && c >= 0xd800 && c <= 0xdfff)
+      return [0xe0 | (c >> 12), 0x80 | ((c >> 6) & 0x3f), 0x80 | (c & 0x3f)].map((b) => `%${b.toString(16).toUpperCase()}`).join('');
     return encodeURIComponent(ch);
   });
 }

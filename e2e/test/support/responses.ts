@@ -62,7 +62,8 @@ export function checkAnswer(op: Operation, answer: Answer): string[] {
   const type = answer.contentType?.split(';')[0]?.trim().toLowerCase();
   if (!type || !(type in content)) return [...problems, `answered ${answer.status} as ${type}, documented only as ${Object.keys(content).join(', ')}`];
   // Every documented type is really sent: asking for one gets it.
-  if (answer.accepted && answer.accepted in content && type !== answer.accepted) problems.push(`asked for ${answer.accepted}, which is documented for ${answer.status}, and got ${type}`);
+  if (answer.accepted && answer.accepted in content && type !== answer.accepted)
+    problems.push(`asked for ${answer.accepted}, which is documented for ${answer.status}, and got ${type}`);
   if (type !== 'application/json') return problems;
   let body: unknown;
   try {

@@ -84,7 +84,12 @@ function normalizeOperation(op: Json, service: string, method: string): Json {
     const content = response.content as Json | undefined;
     responses[status] = content && status.startsWith('2') && isJsonContent(content) ? { ...response, content: everyWireType(content) } : toResponse31(response);
   }
-  const errors = errorResponsesFor({ method, hasBody: Boolean(body), secured: Array.isArray(op.security) && op.security.length > 0, hasParams: Array.isArray(op.parameters) && op.parameters.length > 0 });
+  const errors = errorResponsesFor({
+    method,
+    hasBody: Boolean(body),
+    secured: Array.isArray(op.security) && op.security.length > 0,
+    hasParams: Array.isArray(op.parameters) && op.parameters.length > 0,
+  });
   for (const [status, ref] of Object.entries(errors)) responses[status] ??= ref;
   out.responses = sortKeys(responses);
   return out;
@@ -162,7 +167,8 @@ function securitySchemes(): Json {
       type: 'apiKey',
       in: 'header',
       name: 'authorization',
-      description: 'A request signed by a registered node key: `x-ocg-node: <node address>` and `authorization: <message>:<signature>:<unix ms>` over the method, path and body digest.',
+      description:
+        'A request signed by a registered node key: `x-ocg-node: <node address>` and `authorization: <message>:<signature>:<unix ms>` over the method, path and body digest.',
     },
     serviceOAuth: {
       type: 'oauth2',

@@ -22,7 +22,13 @@ describe('mergeAndNormalize', () => {
     const doc = mergeAndNormalize(
       [
         { service: 'a', spec: fragment({ '/x': { get: op('GetX') } }, { Thing: thing }) },
-        { service: 'b', spec: fragment({ '/y': { post: op('PostY', { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } }) } }, { Thing: thing }) },
+        {
+          service: 'b',
+          spec: fragment(
+            { '/y': { post: op('PostY', { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } }) } },
+            { Thing: thing },
+          ),
+        },
       ],
       { title: 't', version: '1.0.0' },
     ) as any;
@@ -34,7 +40,15 @@ describe('mergeAndNormalize', () => {
 
   it('offers every body and 200 in the three media types', () => {
     const doc = mergeAndNormalize(
-      [{ service: 'a', spec: fragment({ '/y': { post: op('PostY', { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } }) } }, { Thing: thing }) }],
+      [
+        {
+          service: 'a',
+          spec: fragment(
+            { '/y': { post: op('PostY', { requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/Thing' } } } } }) } },
+            { Thing: thing },
+          ),
+        },
+      ],
       { title: 't', version: '1.0.0' },
     ) as any;
     const post = doc.paths['/y'].post;

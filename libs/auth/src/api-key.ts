@@ -46,7 +46,10 @@ export function apiKeyLookupHash(key: string): string {
 
 /** First 32 bits of SHA-256(prefix + body) as exactly 6 base58 digits, most significant first. */
 function apiKeyChecksum(body: string): string {
-  let n = createHash('sha256').update(API_KEY_PREFIX + body, 'utf8').digest().readUInt32BE(0);
+  let n = createHash('sha256')
+    .update(API_KEY_PREFIX + body, 'utf8')
+    .digest()
+    .readUInt32BE(0);
   let digits = '';
   for (let i = 0; i < CHECKSUM_LENGTH; i++) {
     digits = BASE58_ALPHABET[n % 58] + digits;

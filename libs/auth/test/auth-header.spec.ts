@@ -119,7 +119,7 @@ describe('signed auth headers', () => {
     expect(() => signForExternal(signer, '', false)).toThrow(TypeError);
   });
 
-  it('parses from the right, checking the signature\'s shape but not its validity', () => {
+  it("parses from the right, checking the signature's shape but not its validity", () => {
     const sig = createAuthHeader(generateWallet().secretKey, 'other', { now }).signature;
     expect(parseAuthHeader(`a:b:${sig}:${now}`)).toEqual({ message: 'a:b', signature: sig, timestamp: now, signedText: `a:b:${now}` });
     expect(parseAuthHeader(`a:b:${sig}`)).toEqual({ message: 'a:b', signature: sig, signedText: 'a:b' });

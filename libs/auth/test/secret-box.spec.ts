@@ -38,7 +38,16 @@ describe('secrets at rest', () => {
 
   it('refuses texts that are not in the v1 format', () => {
     const [, iv, tag, data] = encryptSecret(masterKey, 'secret').split('.');
-    for (const text of ['', 'v1', `v2.${iv}.${tag}.${data}`, `v1.${iv}.${tag}`, `v1.${iv}.${tag}.${data}.x`, `v1.${iv}A.${tag}.${data}`, `v1.${iv}.${tag}=.${data}`, `v1.${iv}.${tag}.${data}!`]) {
+    for (const text of [
+      '',
+      'v1',
+      `v2.${iv}.${tag}.${data}`,
+      `v1.${iv}.${tag}`,
+      `v1.${iv}.${tag}.${data}.x`,
+      `v1.${iv}A.${tag}.${data}`,
+      `v1.${iv}.${tag}=.${data}`,
+      `v1.${iv}.${tag}.${data}!`,
+    ]) {
       expect(() => decryptSecret(masterKey, text)).toThrow(/not in the v1 format/);
     }
   });

@@ -12,10 +12,7 @@ const CROSS_CHECKS = Math.max(20, Math.round(200 * Number(process.env.PROPERTY_R
 // RFC 8032 section 7.1, test 1 (empty message).
 const RFC_SEED = Buffer.from('9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60', 'hex');
 const RFC_PUBLIC = Buffer.from('d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a', 'hex');
-const RFC_SIGNATURE = Buffer.from(
-  'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
-  'hex',
-);
+const RFC_SIGNATURE = Buffer.from('e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b', 'hex');
 
 describe('wallets', () => {
   it('derives the RFC 8032 public key and signature from the RFC seed', () => {
@@ -41,7 +38,7 @@ describe('wallets', () => {
   it('signs byte-identically to @noble/ed25519 for many random seeds and messages', () => {
     for (let i = 0; i < CROSS_CHECKS; i++) {
       const seed = randomBytes(32);
-      const message = randomBytes(i % 7 === 0 ? 0 : 1 + (i * 37) % 500);
+      const message = randomBytes(i % 7 === 0 ? 0 : 1 + ((i * 37) % 500));
       const ours = signMessage(createSigner(seed), message);
       expect(ours).toBe(bs58.encode(ed.sign(message, seed)));
       expect(ed.verify(bs58.decode(ours), message, ed.getPublicKey(seed))).toBe(true);
@@ -75,7 +72,7 @@ describe('verifySignature', () => {
   const wallet = generateWallet();
   const signature = signMessage(wallet.secretKey, 'job:abc');
 
-  it('accepts the signer\'s signature on the same message', () => {
+  it("accepts the signer's signature on the same message", () => {
     expect(verifySignature(wallet.address, 'job:abc', signature)).toBe(true);
     expect(verifySignature(wallet.address, Buffer.from('job:abc'), signature)).toBe(true);
   });

@@ -33,9 +33,7 @@ async function sql<T = Record<string, unknown>>(text: string, params: unknown[] 
 }
 
 const tablesOf = async (schema: string) =>
-  (await sql<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema])).map(
-    (r) => r.table_name,
-  );
+  (await sql<{ table_name: string }>('SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1', [schema])).map((r) => r.table_name);
 
 // Sleeps inside the migration so that concurrent starts overlap while it runs.
 const logRun = migration('LogRun', 'CREATE TABLE run_log (at timestamptz DEFAULT now())', 'SELECT pg_sleep(0.3)', 'INSERT INTO run_log DEFAULT VALUES');
@@ -54,10 +52,7 @@ it('runs a migration exactly once when the same service starts twice at once', a
 
 it('keeps two services apart when both start at once with same-named tables', async () => {
   const items = (who: string) => migration('Items', 'CREATE TABLE items (owner text)', `INSERT INTO items VALUES ('${who}')`);
-  const [a, b] = await Promise.all([
-    start({ schema: 'svc_a', migrations: [items('a'), logRun] }),
-    start({ schema: 'svc_b', migrations: [items('b'), logRun] }),
-  ]);
+  const [a, b] = await Promise.all([start({ schema: 'svc_a', migrations: [items('a'), logRun] }), start({ schema: 'svc_b', migrations: [items('b'), logRun] })]);
   expect(await a.query('SELECT owner FROM items')).toEqual([{ owner: 'a' }]);
   expect(await b.query('SELECT owner FROM items')).toEqual([{ owner: 'b' }]);
   expect(await tablesOf('svc_a')).toEqual(['items', 'migrations', 'run_log']);

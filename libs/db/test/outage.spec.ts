@@ -46,7 +46,10 @@ afterAll(async () => {
 it('answers 503 with Retry-After and the error shape while Postgres is stopped, and 200 once it is back', async () => {
   expect((await fetch(`${app.url}/count`)).status).toBe(200);
   await server.stop();
-  for (const [method, path] of [['GET', '/count'], ['POST', '/write']] as const) {
+  for (const [method, path] of [
+    ['GET', '/count'],
+    ['POST', '/write'],
+  ] as const) {
     const started = Date.now();
     const res = await fetch(`${app.url}${path}`, { method });
     expect(Date.now() - started).toBeLessThan(6000);

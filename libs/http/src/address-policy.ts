@@ -40,7 +40,10 @@ export interface AddressPolicy {
 /** Parses `10.1.0.0/16, fd00::/8, 192.0.2.7` (a bare address is a /32 or /128); throws on a bad entry. */
 export function parseCidrList(text: string | undefined): BlockList {
   const list = new BlockList();
-  for (const entry of (text ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const entry of (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [address, bits] = entry.split('/');
     const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : undefined;
     const max = family === 'ipv4' ? 32 : 128;

@@ -13,7 +13,11 @@ function mediaTypeOf(req: Request): { type: string | undefined; charset: string 
   const header = req.headers['content-type'];
   if (!header) return { type: undefined, charset: undefined };
   const [type, ...params] = header.split(';').map((s) => s.trim());
-  const charset = params.find((p) => /^charset=/i.test(p))?.slice(8).replace(/"/g, '').toLowerCase();
+  const charset = params
+    .find((p) => /^charset=/i.test(p))
+    ?.slice(8)
+    .replace(/"/g, '')
+    .toLowerCase();
   return { type: (type ?? '').toLowerCase(), charset };
 }
 

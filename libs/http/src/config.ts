@@ -4,10 +4,7 @@ import { parseCidrList } from './address-policy';
 /** Thrown when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
   constructor(readonly problems: { variable: string; message: string }[]) {
-    super(
-      'Invalid configuration:\n' +
-        problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'),
-    );
+    super('Invalid configuration:\n' + problems.map((p) => `  ${p.variable}: ${p.message}`).join('\n'));
     this.name = 'ConfigError';
   }
 }

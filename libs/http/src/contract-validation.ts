@@ -144,7 +144,10 @@ function guardAnswers(req: Request, res: Response, entry: RouteEntry, op: Compil
     const check = op.responses.get(String(res.statusCode)) ?? op.responses.get('default');
     if (!check || check(body)) return json(body);
     const log = (req.log as Logger | undefined) ?? logger;
-    log?.error({ operation: `${entry.method} ${entry.template}`, status: res.statusCode, errors: fieldErrors('body', check.errors).slice(0, 20) }, 'answer breaks the API document; sent 500 instead');
+    log?.error(
+      { operation: `${entry.method} ${entry.template}`, status: res.statusCode, errors: fieldErrors('body', check.errors).slice(0, 20) },
+      'answer breaks the API document; sent 500 instead',
+    );
     res.status(500);
     return json(errorBody(new InternalError(), requestIdOf(req)));
   };

@@ -111,4 +111,3 @@ export function forward(
   });
   req.pipe(outgoing);
 }
-

@@ -124,13 +124,15 @@ export function jsonErrorOffset(text: string): number {
 /** V8's reason without its position and without the echoed input snippet. */
 function reasonOf(err: unknown): string {
   const msg = err instanceof Error ? err.message : String(err);
-  return msg
-    .replace(/,\s*".*" is not valid JSON$/s, '')
-    .replace(/ at position \d+.*$/s, '')
-    .replace(/ in JSON$/, '')
-    .replace(/ of JSON input$/, ' of input')
-    // The offending character can be a raw line break; show it escaped.
-    .replace(/[^ -\uffff]/g, (c) => JSON.stringify(c).slice(1, -1));
+  return (
+    msg
+      .replace(/,\s*".*" is not valid JSON$/s, '')
+      .replace(/ at position \d+.*$/s, '')
+      .replace(/ in JSON$/, '')
+      .replace(/ of JSON input$/, ' of input')
+      // The offending character can be a raw line break; show it escaped.
+      .replace(/[^ -\uffff]/g, (c) => JSON.stringify(c).slice(1, -1))
+  );
 }
 
 function where(text: string, at: number): string {

@@ -33,7 +33,9 @@ const REASONS: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 
 export function refuseUpgrade(socket: Duplex, status: number, headers: Record<string, string> = {}): void {
   guardUpgradeSocket(socket);
   if (socket.destroyed || !socket.writable || socket.readableEnded) return void socket.destroy();
-  const extra = Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const extra = Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   socket.end(`HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}\r\nConnection: close\r\nContent-Length: 0\r\n${extra}\r\n`);
   closeSoon(socket);
 }

@@ -2,7 +2,12 @@
 import { contractValidation } from '../src';
 import { startApp, type TestServer } from './support';
 
-const thing = { type: 'object', required: ['id', 'count'], additionalProperties: false, properties: { id: { type: 'string' }, count: { type: 'integer', format: 'int32', minimum: 0 } } };
+const thing = {
+  type: 'object',
+  required: ['id', 'count'],
+  additionalProperties: false,
+  properties: { id: { type: 'string' }, count: { type: 'integer', format: 'int32', minimum: 0 } },
+};
 const document = {
   openapi: '3.1.0',
   paths: {

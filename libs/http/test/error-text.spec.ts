@@ -7,8 +7,17 @@ describe('what error bodies never carry', () => {
     t = await startApp((app) => {
       // What tsoa does with whatever an auth hook throws: tags it 401.
       app.get('/overflow', (_req, _res, next) => next(Object.assign(new RangeError('Maximum call stack size exceeded'), { status: 401 })));
-      app.get('/upstream', (_req, _res, next) => next(new ServiceUnavailableError('host-manager is unavailable; try again shortly', undefined, { detail: 'status 500 resolving market "x"' })));
-      app.get('/many', (_req, _res, next) => next(new ValidationError('bad', Array.from({ length: 5000 }, (_, i) => ({ path: `/items/${i}/${'k'.repeat(2000)}`, message: 'm'.repeat(5000) })))));
+      app.get('/upstream', (_req, _res, next) =>
+        next(new ServiceUnavailableError('host-manager is unavailable; try again shortly', undefined, { detail: 'status 500 resolving market "x"' })),
+      );
+      app.get('/many', (_req, _res, next) =>
+        next(
+          new ValidationError(
+            'bad',
+            Array.from({ length: 5000 }, (_, i) => ({ path: `/items/${i}/${'k'.repeat(2000)}`, message: 'm'.repeat(5000) })),
+          ),
+        ),
+      );
     });
   });
   afterAll(() => t.close());
@@ -25,7 +34,7 @@ describe('what error bodies never carry', () => {
     expect(r.text).not.toContain('call stack');
   });
 
-  it('logs another service\'s status behind a 503 and sends only the message', async () => {
+  it("logs another service's status behind a 503 and sends only the message", async () => {
     const r = await get('/upstream');
     expect(r.body).toMatchObject({ status: 503, message: 'host-manager is unavailable; try again shortly' });
     expect(r.text).not.toContain('status 500');

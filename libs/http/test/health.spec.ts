@@ -14,10 +14,7 @@ describe('health routes', () => {
           redis: async () => undefined,
         }),
       );
-      app.use(
-        '/hanging',
-        healthRoutes({ redis: () => new Promise<void>(() => undefined), postgres: async () => undefined }, { timeoutMs: 100 }),
-      );
+      app.use('/hanging', healthRoutes({ redis: () => new Promise<void>(() => undefined), postgres: async () => undefined }, { timeoutMs: 100 }));
     });
   });
   afterAll(() => t.close());

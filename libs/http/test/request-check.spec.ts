@@ -12,7 +12,13 @@ const document = {
       },
     },
     '/things/{thing}': {
-      get: { 'x-service': 'http-test', parameters: [{ name: 'thing', in: 'path', schema: { type: 'string', maxLength: 8 } }, { name: 'q', in: 'query', schema: { type: 'string', maxLength: 4 } }] },
+      get: {
+        'x-service': 'http-test',
+        parameters: [
+          { name: 'thing', in: 'path', schema: { type: 'string', maxLength: 8 } },
+          { name: 'q', in: 'query', schema: { type: 'string', maxLength: 4 } },
+        ],
+      },
     },
   },
   components: {
@@ -21,7 +27,16 @@ const document = {
       Body: {
         type: 'object',
         properties: {
-          items: { type: 'array', maxItems: 10, items: { oneOf: [{ type: 'string', enum: ['a'] }, { type: 'object', properties: { n: { type: 'string', maxLength: 3 } } }] } },
+          items: {
+            type: 'array',
+            maxItems: 10,
+            items: {
+              oneOf: [
+                { type: 'string', enum: ['a'] },
+                { type: 'object', properties: { n: { type: 'string', maxLength: 3 } } },
+              ],
+            },
+          },
           name: { type: 'string', maxLength: 5 },
           wrapped: { allOf: [{ $ref: '#/components/schemas/Short' }], description: 'as tsoa wraps a reference' },
           tags: { type: 'object', maxProperties: 2, additionalProperties: { type: 'string', maxLength: 2 } },
@@ -40,7 +55,10 @@ interface ErrorAnswer {
 
 async function send(t: TestServer, path: string, body?: unknown): Promise<ErrorAnswer> {
   const started = performance.now();
-  const res = await fetch(`${t.url}${path}`, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const res = await fetch(
+    `${t.url}${path}`,
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) },
+  );
   const text = await res.text();
   return { status: res.status, bytes: Buffer.byteLength(text), ms: performance.now() - started, body: JSON.parse(text) };
 }

@@ -109,8 +109,18 @@ describe('request logging', () => {
 describe('database errors in log lines', () => {
   it("cuts a failed query's parameters, its row detail and any parameter quoted in its messages", () => {
     const marker = 'PARAM-MARKER-0c2d';
-    const driverError = Object.assign(new Error(`invalid input syntax for type integer: "${marker}"`), { code: '22P02', detail: `Failing row contains (${marker}).`, where: `column ${marker}` });
-    const err = Object.assign(new Error(driverError.message), { name: 'QueryFailedError', query: 'SELECT $1::int', parameters: [marker, 7], driverError, detail: driverError.detail });
+    const driverError = Object.assign(new Error(`invalid input syntax for type integer: "${marker}"`), {
+      code: '22P02',
+      detail: `Failing row contains (${marker}).`,
+      where: `column ${marker}`,
+    });
+    const err = Object.assign(new Error(driverError.message), {
+      name: 'QueryFailedError',
+      query: 'SELECT $1::int',
+      parameters: [marker, 7],
+      driverError,
+      detail: driverError.detail,
+    });
     const lines: string[] = [];
     const logger = createLogger({ service: 't', destination: { write: (s: string) => void lines.push(s) } as unknown as NodeJS.WritableStream });
     logger.error({ err, wrapped: new Error('outer', { cause: err }) }, 'query failed');

@@ -64,7 +64,11 @@ async function serve(handler: Handler, opts: Partial<ServiceClientOptions> = {})
   return { up, client };
 }
 
-const caught = async (p: Promise<unknown>): Promise<Error> => p.then(() => new Error('resolved'), (e: Error) => e);
+const caught = async (p: Promise<unknown>): Promise<Error> =>
+  p.then(
+    () => new Error('resolved'),
+    (e: Error) => e,
+  );
 
 describe('ServiceClient', () => {
   it('sends JSON to the path on the base URL with the internal credential under its one header name', async () => {
@@ -108,7 +112,11 @@ describe('ServiceClient', () => {
     it('forwards the request id after a body was read, and drops a malformed traceparent', async () => {
       const { up, client } = await serve((_req, res) => json(res, 200, { ok: 1 }));
       app = await startApp((a) => a.post('/outer', (_req, res, next) => client.send({ path: '/inner' }).then((b) => res.json(b), next)));
-      const res = await fetch(`${app.url}/outer`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-request-id': 'outer-2', traceparent: 'nonsense' }, body: '{"a":1}' });
+      const res = await fetch(`${app.url}/outer`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'outer-2', traceparent: 'nonsense' },
+        body: '{"a":1}',
+      });
       expect(res.status).toBe(200);
       expect(up.seen[0].headers['x-request-id']).toBe('outer-2');
       expect(up.seen[0].headers.traceparent).toBeUndefined();

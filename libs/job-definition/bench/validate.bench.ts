@@ -26,10 +26,7 @@ function op(i: number): Record<string, unknown> {
         JOB: '%%global.job%%',
       },
       gpu: i % 2 === 0,
-      expose: [
-        { port: 8000 + i, type: 'api', health_checks: [{ type: 'http', path: '/health', method: 'GET', expected_status: 200, continuous: true }] },
-        9000 + i,
-      ],
+      expose: [{ port: 8000 + i, type: 'api', health_checks: [{ type: 'http', path: '/health', method: 'GET', expected_status: 200, continuous: true }] }, 9000 + i],
       resources: [{ type: 'HF', repo: 'org/model', target: '/models', files: ['model.safetensors'] }],
       restart_policy: { policy: 'on-failure', restart_tries: 3 },
     },

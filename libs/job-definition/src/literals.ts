@@ -31,9 +31,7 @@ export interface LiteralMatch {
 const LITERAL = /%%((?:ops|globals?)\.[^%\s]*)%%/g;
 const WHOLE = /^%%((?:ops|globals?)\.[^%\s]*)%%$/;
 
-const SUPPORTED =
-  'supported: %%ops.<id>.host%%, %%ops.<id>.results.<name>%%, %%global.job%%, %%global.host%%, ' +
-  '%%global.node%%, %%global.variables.<name>%%';
+const SUPPORTED = 'supported: %%ops.<id>.host%%, %%ops.<id>.results.<name>%%, %%global.job%%, %%global.host%%, ' + '%%global.node%%, %%global.variables.<name>%%';
 
 export function findLiterals(text: string): LiteralMatch[] {
   const found: LiteralMatch[] = [];

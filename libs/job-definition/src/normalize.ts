@@ -137,9 +137,10 @@ function normalizeResults(results: unknown): Record<string, NormalizedResult> {
   const out: Record<string, NormalizedResult> = {};
   for (const [name, result] of Object.entries((results as Loose | undefined) ?? {})) {
     const spec = result as Loose;
-    const normalized: NormalizedResult = typeof result === 'string'
-      ? { regex: result, logType: [...DEFAULT_LOG_TYPES] }
-      : { regex: spec['regex'] as string, logType: [...(spec['logType'] as NormalizedResult['logType'])] };
+    const normalized: NormalizedResult =
+      typeof result === 'string'
+        ? { regex: result, logType: [...DEFAULT_LOG_TYPES] }
+        : { regex: spec['regex'] as string, logType: [...(spec['logType'] as NormalizedResult['logType'])] };
     setMember(out as Loose, name, normalized);
   }
   return out;

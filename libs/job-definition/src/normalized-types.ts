@@ -1,15 +1,4 @@
-import type {
-  DockerAuth,
-  ExposeType,
-  HealthCheck,
-  JobLogistics,
-  JobMeta,
-  LogType,
-  ResourceItem,
-  RestartPolicyName,
-  SpreadMarker,
-  VolumeMount,
-} from './types';
+import type { DockerAuth, ExposeType, HealthCheck, JobLogistics, JobMeta, LogType, ResourceItem, RestartPolicyName, SpreadMarker, VolumeMount } from './types';
 
 /**
  * The one canonical form the node receives: every member present, one shape

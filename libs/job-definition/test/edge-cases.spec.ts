@@ -1,6 +1,15 @@
 import {
-  LiteralResolutionError, jobDefinitionJsonSchema, jobDefinitionOpenApiSchemas, normalize, resolveLiterals, resolveOpLiterals, validate, validateOps,
-  type JobDefinition, type NormalizedJobDefinition, type NormalizedRunOp,
+  LiteralResolutionError,
+  jobDefinitionJsonSchema,
+  jobDefinitionOpenApiSchemas,
+  normalize,
+  resolveLiterals,
+  resolveOpLiterals,
+  validate,
+  validateOps,
+  type JobDefinition,
+  type NormalizedJobDefinition,
+  type NormalizedRunOp,
 } from '../src';
 import { defValidator } from '../src/schema/compiled';
 import { PATTERN_MESSAGES } from '../src/schema/patterns';
@@ -40,11 +49,19 @@ describe('resolving literals on the node', () => {
   it('resolves post-time literals still present in a definition, and leaves what it cannot', () => {
     const definition = handMade({});
     (definition.ops[0] as NormalizedRunOp).args.env = {
-      V: '%%global.variables.M%%', H: '%%ops.a.host%%', X: '%%ops.b.host%%', N: '%%global.nodes%%', U: '%%global.variables.U%%',
+      V: '%%global.variables.M%%',
+      H: '%%ops.a.host%%',
+      X: '%%ops.b.host%%',
+      N: '%%global.nodes%%',
+      U: '%%global.variables.U%%',
     };
     definition.global.variables = { M: 'gemma' };
     expect((resolveLiterals(definition, {}).ops[0] as NormalizedRunOp).args.env).toEqual({
-      V: 'gemma', H: 'a', X: '%%ops.b.host%%', N: '%%global.nodes%%', U: '%%global.variables.U%%',
+      V: 'gemma',
+      H: 'a',
+      X: '%%ops.b.host%%',
+      N: '%%global.nodes%%',
+      U: '%%global.variables.U%%',
     });
   });
 
@@ -77,7 +94,8 @@ describe('messages', () => {
     expect(later.errors).toContainEqual({ path: '/ops/0/args/volumes/0/name', message: 'volume "d" is created by op /ops/1 in a later stage (a stage of its own)' });
     const same = validate(job([run('a', { volumes: [{ name: 'd', dest: '/d' }] }, { group: 'g' }), noId('d', { group: 'g' })]));
     expect(same.warnings).toContainEqual({
-      path: '/ops/0/args/volumes/0/name', message: 'volume "d" is created in the same stage; add /ops/1 to depends_on so it exists before this op starts',
+      path: '/ops/0/args/volumes/0/name',
+      message: 'volume "d" is created in the same stage; add /ops/1 to depends_on so it exists before this op starts',
     });
     const aliases = validate(job([{ type: 'container/run', args: { image: 'x', aliases: 'db' } }, run('b', { aliases: 'db' })]));
     expect(aliases.errors).toContainEqual({ path: '/ops/1/args/aliases', message: 'host name "db" already belongs to op /ops/0 (/ops/0)' });
@@ -133,7 +151,13 @@ describe('limits and guards', () => {
   });
 
   it('turns a failure while checking into one error instead of throwing', () => {
-    const hostile = { type: 'container', ops: [], get version(): string { throw new Error('boom'); } };
+    const hostile = {
+      type: 'container',
+      ops: [],
+      get version(): string {
+        throw new Error('boom');
+      },
+    };
     expect(validate(hostile)).toEqual({ valid: false, errors: [{ path: '', message: 'the definition could not be checked: boom' }], warnings: [] });
   });
 
@@ -145,7 +169,10 @@ describe('limits and guards', () => {
 describe('normalize keeps every member that changes how a container runs', () => {
   it('keeps gpu, private, volumes and health-check headers', () => {
     const check = { type: 'http', path: '/h', method: 'GET', expected_status: 200, continuous: true, headers: { Authorization: 'Bearer t', 'X-B': '' } };
-    const definition = job([volume('v', 'data'), run('a', { gpu: true, private: true, volumes: [{ name: 'data', dest: '/data' }], expose: [{ port: 80, health_checks: [check] }] }, { depends_on: ['v'] })]);
+    const definition = job([
+      volume('v', 'data'),
+      run('a', { gpu: true, private: true, volumes: [{ name: 'data', dest: '/data' }], expose: [{ port: 80, health_checks: [check] }] }, { depends_on: ['v'] }),
+    ]);
     expect(validate(definition).errors).toEqual([]);
     const op = normalize(definition as unknown as JobDefinition).ops[1] as NormalizedRunOp;
     expect(op.args).toMatchObject({ gpu: true, private: true, volumes: [{ name: 'data', dest: '/data' }] });

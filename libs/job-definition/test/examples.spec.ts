@@ -25,18 +25,14 @@ describe('real examples', () => {
   it('rejects the health check without continuous with exactly one error at that health check', () => {
     const result = validate(loadExample(HEALTH_CHECK_EXAMPLE));
     expect(result.valid).toBe(false);
-    expect(result.errors).toEqual([
-      { path: '/ops/0/args/expose/0/health_checks/0', message: 'missing required member "continuous"' },
-    ]);
+    expect(result.errors).toEqual([{ path: '/ops/0/args/expose/0/health_checks/0', message: 'missing required member "continuous"' }]);
   });
 
   it('accepts the benchmark template ops, leaving the server they measure to the joined job', () => {
     const [template] = loadExample<BenchmarkTemplate[]>(BENCHMARK_EXAMPLE);
     const result = validateOps(template.support_ops);
     expect(result.errors).toEqual([]);
-    expect(result.warnings).toEqual([
-      { path: '/0/args/env/BASE_URL', message: 'op "server" is not in this list; the job these ops join must provide it' },
-    ]);
+    expect(result.warnings).toEqual([{ path: '/0/args/env/BASE_URL', message: 'op "server" is not in this list; the job these ops join must provide it' }]);
     expect(validateOps(template.support_ops, { externalOpIds: ['server'] })).toEqual({ valid: true, errors: [], warnings: [] });
   });
 

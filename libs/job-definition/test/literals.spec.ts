@@ -1,7 +1,6 @@
 import { findLiterals, replaceLiterals, wholeLiteral, type LiteralRef } from '../src/literals';
 
-const SUPPORTED =
-  'supported: %%ops.<id>.host%%, %%ops.<id>.results.<name>%%, %%global.job%%, %%global.host%%, %%global.node%%, %%global.variables.<name>%%';
+const SUPPORTED = 'supported: %%ops.<id>.host%%, %%ops.<id>.results.<name>%%, %%global.job%%, %%global.host%%, %%global.node%%, %%global.variables.<name>%%';
 const unsupported: LiteralRef = { kind: 'invalid', reason: SUPPORTED };
 const refOf = (body: string): LiteralRef | undefined => wholeLiteral(`%%${body}%%`)?.ref;
 
@@ -9,9 +8,7 @@ const refOf = (body: string): LiteralRef | undefined => wholeLiteral(`%%${body}%
 // so it is the one that sees the parser itself.
 describe('literal parsing', () => {
   it('reads each supported form and refuses every near miss', () => {
-    expect(
-      ['ops.a.host', 'ops.a.results.r', 'global.job', 'global.host', 'global.node', 'global.variables.M'].map(refOf),
-    ).toEqual([
+    expect(['ops.a.host', 'ops.a.results.r', 'global.job', 'global.host', 'global.node', 'global.variables.M'].map(refOf)).toEqual([
       { kind: 'opHost', op: 'a' },
       { kind: 'opResult', op: 'a', result: 'r' },
       { kind: 'global', name: 'job' },
@@ -20,9 +17,24 @@ describe('literal parsing', () => {
       { kind: 'variable', name: 'M' },
     ]);
     const nearMisses = [
-      'ops.', 'ops.a', 'ops..host', 'ops.a.host.x', 'ops.a.hosts', 'ops.a.results', 'ops.a.results.', 'ops..results.r',
-      'ops.a.results.r.x', 'ops.a.result.r', 'global.', 'global.job.x', 'global.jobs', 'global.variables',
-      'global.variables.', 'global.variables.a.b', 'global.variable.M', 'global.host.variables',
+      'ops.',
+      'ops.a',
+      'ops..host',
+      'ops.a.host.x',
+      'ops.a.hosts',
+      'ops.a.results',
+      'ops.a.results.',
+      'ops..results.r',
+      'ops.a.results.r.x',
+      'ops.a.result.r',
+      'global.',
+      'global.job.x',
+      'global.jobs',
+      'global.variables',
+      'global.variables.',
+      'global.variables.a.b',
+      'global.variable.M',
+      'global.host.variables',
     ];
     for (const body of nearMisses) expect([body, refOf(body)]).toEqual([body, unsupported]);
     expect(refOf('globals.host')).toEqual({ kind: 'invalid', reason: 'use "%%global.host%%" ("global", not "globals")' });

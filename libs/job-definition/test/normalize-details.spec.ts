@@ -2,7 +2,7 @@ import { normalize, type JobDefinition } from '../src';
 import { job, run } from './helpers';
 
 const norm = (d: unknown) => normalize(d as JobDefinition);
-const runArgs = (args: Record<string, unknown>) => (norm(job([run('a', args)])).ops[0].args as unknown) as Record<string, unknown>;
+const runArgs = (args: Record<string, unknown>) => norm(job([run('a', args)])).ops[0].args as unknown as Record<string, unknown>;
 
 describe('normalize, member by member', () => {
   it('leaves out logistics and deployment_id when absent or not text', () => {

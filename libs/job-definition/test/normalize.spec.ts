@@ -23,8 +23,19 @@ describe('normalize', () => {
           type: 'container/run',
           id: 'a',
           args: {
-            image: 'ubuntu', aliases: [], cmd: null, entrypoint: null, env: {}, gpu: false, work_dir: null, volumes: [],
-            private: false, expose: [], restart_policy: { policy: 'no', maxRetries: null }, resources: [], authentication: null,
+            image: 'ubuntu',
+            aliases: [],
+            cmd: null,
+            entrypoint: null,
+            env: {},
+            gpu: false,
+            work_dir: null,
+            volumes: [],
+            private: false,
+            expose: [],
+            restart_policy: { policy: 'no', maxRetries: null },
+            resources: [],
+            authentication: null,
           },
           results: {},
           execution: { group: null, depends_on: [], timeout: null, stop_if_dependent_stops: false },
@@ -92,7 +103,10 @@ describe('normalize', () => {
 
   it('keeps create-volume ops to their name', () => {
     expect(normalized([volume('v', 'data')]).ops[0]).toEqual({
-      type: 'container/create-volume', id: 'v', args: { name: 'data' }, results: {},
+      type: 'container/create-volume',
+      id: 'v',
+      args: { name: 'data' },
+      results: {},
       execution: { group: null, depends_on: [], timeout: null, stop_if_dependent_stops: false },
     });
   });
@@ -105,7 +119,9 @@ describe('normalize', () => {
   });
 
   it('keeps members named __proto__ as plain data', () => {
-    const definition = JSON.parse('{"version":"0.1","type":"container","ops":[{"type":"container/run","id":"a","args":{"image":"x","env":{"__proto__":"v"}},"results":{"__proto__":"r"}}]}');
+    const definition = JSON.parse(
+      '{"version":"0.1","type":"container","ops":[{"type":"container/run","id":"a","args":{"image":"x","env":{"__proto__":"v"}},"results":{"__proto__":"r"}}]}',
+    );
     const op = normalize(definition).ops[0] as NormalizedRunOp;
     expect(Object.keys(op.args.env)).toEqual(['__proto__']);
     expect(Object.keys(op.results)).toEqual(['__proto__']);

@@ -16,7 +16,13 @@ describe('planStages', () => {
       { index: 1, name: 'application', group: 'application', opIds: ['api-server', 'web-frontend'], readyWhen: { healthy: ['api-server', 'web-frontend'], ended: [] } },
     ]);
     expect(plan.ops[0]).toEqual({
-      id: 'database', opIndex: 0, stage: 0, dependsOn: [], release: { kind: 'healthy', ports: [5432] }, stopIfDependentStops: false, timeoutSeconds: null,
+      id: 'database',
+      opIndex: 0,
+      stage: 0,
+      dependsOn: [],
+      release: { kind: 'healthy', ports: [5432] },
+      stopIfDependentStops: false,
+      timeoutSeconds: null,
     });
   });
 
@@ -25,9 +31,7 @@ describe('planStages', () => {
     const measured = loadExample<JobDefinition>('pipeline-templates__Gemma4__job-definition-26b.json');
     const server = { ...measured.ops[0], execution: template.ops_overrides.execution };
     const plan = planOf({ ...measured, ops: [server, ...template.support_ops] });
-    expect(plan.stages).toEqual([
-      { index: 0, name: 'llm-pair', group: 'llm-pair', opIds: ['server', 'benchmark'], readyWhen: { healthy: ['server'], ended: ['benchmark'] } },
-    ]);
+    expect(plan.stages).toEqual([{ index: 0, name: 'llm-pair', group: 'llm-pair', opIds: ['server', 'benchmark'], readyWhen: { healthy: ['server'], ended: ['benchmark'] } }]);
     expect(plan.ops.map(({ id, dependsOn, release, stopIfDependentStops }) => ({ id, dependsOn, release, stopIfDependentStops }))).toEqual([
       { id: 'server', dependsOn: ['benchmark'], release: { kind: 'healthy', ports: [11434] }, stopIfDependentStops: true },
       { id: 'benchmark', dependsOn: [], release: { kind: 'started' }, stopIfDependentStops: false },
@@ -41,20 +45,27 @@ describe('planStages', () => {
       ['network', ['network-info'], { healthy: [], ended: ['network-info'] }],
     ]);
     expect(plan.ops.map((op) => [op.id, op.stage, op.release.kind])).toEqual([
-      ['system-info', 0, 'started'], ['network-info', 1, 'started'], ['gpu-info', 0, 'started'],
+      ['system-info', 0, 'started'],
+      ['network-info', 1, 'started'],
+      ['gpu-info', 0, 'started'],
     ]);
   });
 
   it('makes each op without a group a stage of its own, named so it cannot clash with a group', () => {
     const plan = planOf(job([run('a'), run('b', {}, { group: 'a' }), run('c', {}, { timeout: 60 })]));
     expect(plan.stages.map((s) => [s.name, s.group, s.opIds])).toEqual([
-      ['a-2', null, ['a']], ['a', 'a', ['b']], ['c', null, ['c']],
+      ['a-2', null, ['a']],
+      ['a', 'a', ['b']],
+      ['c', null, ['c']],
     ]);
     expect(plan.ops[2].timeoutSeconds).toBe(60);
   });
 
   it('lists every port of an op, unresolved literals included', () => {
-    const ops = [run('s', {}, { group: 'one' }, { results: { p: 'p', e: 'e' } }), run('a', { expose: [80, '%%ops.s.results.p%%', { __spread__: '%%ops.s.results.e%%' }] }, { group: 'two' })];
+    const ops = [
+      run('s', {}, { group: 'one' }, { results: { p: 'p', e: 'e' } }),
+      run('a', { expose: [80, '%%ops.s.results.p%%', { __spread__: '%%ops.s.results.e%%' }] }, { group: 'two' }),
+    ];
     expect(planOf(job(ops)).ops[1].release).toEqual({ kind: 'healthy', ports: [80, '%%ops.s.results.p%%', '%%ops.s.results.e%%'] });
   });
 
@@ -73,6 +84,9 @@ describe('planStages, names and releases', () => {
   it('releases a volume op, and a run op without ports, once started', () => {
     const plan = planOf(job([volume('v', 'data'), run('a', { expose: [] })]));
     expect(plan.ops.map((op) => op.release)).toEqual([{ kind: 'started' }, { kind: 'started' }]);
-    expect(plan.stages.map((s) => s.readyWhen)).toEqual([{ healthy: [], ended: ['v'] }, { healthy: [], ended: ['a'] }]);
+    expect(plan.stages.map((s) => s.readyWhen)).toEqual([
+      { healthy: [], ended: ['v'] },
+      { healthy: [], ended: ['a'] },
+    ]);
   });
 });

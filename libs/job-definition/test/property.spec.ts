@@ -60,16 +60,22 @@ function mutate(definition: Loose, steps: Mutation[]): Loose {
   return copy;
 }
 
-const mutatedExample = fc
-  .tuple(fc.nat({ max: examples.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 }))
-  .map(([index, steps]) => mutate(examples[index], steps));
+const mutatedExample = fc.tuple(fc.nat({ max: examples.length - 1 }), fc.array(mutation, { minLength: 1, maxLength: 4 })).map(([index, steps]) => mutate(examples[index], steps));
 
 // --- valid-by-construction definitions -----------------------------------------------------
 
 const port = fc.integer({ min: 1, max: 65535 });
 const healthCheck = fc.oneof(
   fc.record(
-    { type: fc.constant('http'), path: fc.constantFrom('/', '/health'), method: fc.constantFrom('GET', 'POST'), expected_status: fc.constantFrom(200, 204), continuous: fc.boolean(), headers: fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,8}$/), fc.string()), body: fc.jsonValue({ maxDepth: 2 }) },
+    {
+      type: fc.constant('http'),
+      path: fc.constantFrom('/', '/health'),
+      method: fc.constantFrom('GET', 'POST'),
+      expected_status: fc.constantFrom(200, 204),
+      continuous: fc.boolean(),
+      headers: fc.dictionary(fc.stringMatching(/^[A-Za-z-]{1,8}$/), fc.string()),
+      body: fc.jsonValue({ maxDepth: 2 }),
+    },
     { requiredKeys: ['type', 'path', 'method', 'expected_status', 'continuous'] },
   ),
   fc.record({ type: fc.constant('websocket'), expected_response: fc.string(), continuous: fc.boolean() }),
@@ -92,9 +98,15 @@ const resource = fc.oneof(
 const opSpec = fc.record({
   args: fc.record(
     {
-      cmd: argv, entrypoint: argv, aliases: fc.constantFrom('alias-a', 'alias-b'), env: fc.dictionary(fc.stringMatching(/^[A-Z_]{1,6}$/), fc.string()),
-      gpu: fc.boolean(), expose: fc.oneof(exposeEntry, fc.array(exposeEntry, { maxLength: 3 })), restart_policy: restart,
-      resources: fc.array(resource, { maxLength: 2 }), work_dir: fc.constant('/app'),
+      cmd: argv,
+      entrypoint: argv,
+      aliases: fc.constantFrom('alias-a', 'alias-b'),
+      env: fc.dictionary(fc.stringMatching(/^[A-Z_]{1,6}$/), fc.string()),
+      gpu: fc.boolean(),
+      expose: fc.oneof(exposeEntry, fc.array(exposeEntry, { maxLength: 3 })),
+      restart_policy: restart,
+      resources: fc.array(resource, { maxLength: 2 }),
+      work_dir: fc.constant('/app'),
     },
     { requiredKeys: [] },
   ),
@@ -112,18 +124,29 @@ const validDefinition = fc.array(opSpec, { minLength: 1, maxLength: 6 }).map((sp
   ops: specs.map((spec, i) => {
     const aliases = spec.args.aliases ? { aliases: `${spec.args.aliases}-${i}` } : {};
     const dependsOn = i === 0 ? [] : [...new Set(spec.deps.map((d) => `op${d % i}`))];
-    const execution = { ...(spec.group ? { group: spec.group } : {}), depends_on: dependsOn, ...(spec.timeout ? { timeout: spec.timeout } : {}), stop_if_dependent_stops: spec.stop && dependsOn.length > 0 };
+    const execution = {
+      ...(spec.group ? { group: spec.group } : {}),
+      depends_on: dependsOn,
+      ...(spec.timeout ? { timeout: spec.timeout } : {}),
+      stop_if_dependent_stops: spec.stop && dependsOn.length > 0,
+    };
     return { type: 'container/run', id: `op${i}`, args: { image: 'ubuntu', ...spec.args, ...aliases }, execution, results: spec.results };
   }),
 }));
 
 describe('properties', () => {
   it('validate never throws on arbitrary JSON and reports well-formed issues', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => expectWellFormed(validate(value))), propertyRuns(500));
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => expectWellFormed(validate(value))),
+      propertyRuns(500),
+    );
   });
 
   it('validate never throws on arbitrary values', () => {
-    fc.assert(fc.property(fc.anything(), (value) => expectWellFormed(validate(value))), propertyRuns(300));
+    fc.assert(
+      fc.property(fc.anything(), (value) => expectWellFormed(validate(value))),
+      propertyRuns(300),
+    );
   });
 
   it('validate never throws on mutated examples, and normalize is idempotent on those it accepts', () => {

@@ -38,14 +38,15 @@ describe('result regexes (RE2)', () => {
     expect(checkRegex(source).error).toContain(reason);
   });
 
-  it('gives RE2\'s own reason, after what kind of problem it is', () => {
+  it("gives RE2's own reason, after what kind of problem it is", () => {
     expect(checkRegex('(x')).toEqual({ error: 'does not compile: error parsing regexp: missing closing ): `(x`' });
     expect(checkRegex('(b)\\1')).toEqual({
-      error: 'uses syntax RE2 does not support (results run on a linear-time engine without backreferences, lookahead or lookbehind other than a leading (?<=...)): error parsing regexp: invalid escape sequence: `\\1`',
+      error:
+        'uses syntax RE2 does not support (results run on a linear-time engine without backreferences, lookahead or lookbehind other than a leading (?<=...)): error parsing regexp: invalid escape sequence: `\\1`',
     });
   });
 
-  it('matches a leading lookbehind as a prefix outside the value, keeping the author\'s first group', () => {
+  it("matches a leading lookbehind as a prefix outside the value, keeping the author's first group", () => {
     const plain = compileResultRegex('(?<=cmd: ).*');
     const m = plain.regex.matcher('x cmd: run it');
     expect(m.find() && m.group(plain.valueGroup)).toBe('run it');

@@ -41,7 +41,10 @@ describe('resolveLiterals', () => {
     const op = resolved.ops[1] as NormalizedRunOp;
     expect(op.args.cmd).toEqual(['hello', '--model', 'deepseek', '--port', '9000', 'test test']);
     expect(Object.entries(op.args.env)).toEqual([
-      ['Random_Var', 'static_value'], ['MODEL', 'deepseek'], ['HOST', 'h.example'], ['ANOTHER_VAR', 'another_static_value'],
+      ['Random_Var', 'static_value'],
+      ['MODEL', 'deepseek'],
+      ['HOST', 'h.example'],
+      ['ANOTHER_VAR', 'another_static_value'],
     ]);
     expect(op.args.expose).toEqual([
       { port: 1000, type: 'api', health_checks: [] },
@@ -57,10 +60,12 @@ describe('resolveLiterals', () => {
   });
 
   it('joins several values in a string and parses chunked spreads once', () => {
-    const definition = normalize(job([
-      run('s', {}, { group: 'one' }, { results: { words: 'w', parts: 'p' } }),
-      run('a', { env: { ALL: 'x %%ops.s.results.words%% y' }, expose: { __spread__: '%%ops.s.results.parts%%', chunked: true } }, { group: 'two' }),
-    ]) as unknown as JobDefinition);
+    const definition = normalize(
+      job([
+        run('s', {}, { group: 'one' }, { results: { words: 'w', parts: 'p' } }),
+        run('a', { env: { ALL: 'x %%ops.s.results.words%% y' }, expose: { __spread__: '%%ops.s.results.parts%%', chunked: true } }, { group: 'two' }),
+      ]) as unknown as JobDefinition,
+    );
     const resolved = resolveLiterals(definition, { results: { s: { words: ['1', '2'], parts: ['[80, ', '81]'] } } });
     const op = resolved.ops[1] as NormalizedRunOp;
     expect(op.args.env).toEqual({ ALL: 'x 1 2 y' });

@@ -115,12 +115,8 @@ describe('limits of a startable op', () => {
 
   it('takes an env value of exactly 128 KiB and refuses one byte more, counting bytes, not characters', () => {
     expect(env({ A: 'x'.repeat(131072) })).toEqual([]);
-    expect(env({ A: 'x'.repeat(131073) })).toEqual([
-      { path: '/ops/0/args/env/A', message: 'is 131073 bytes, over the limit of 131072 bytes (128 KiB) for one env value' },
-    ]);
-    expect(env({ A: 'é'.repeat(65537) })).toEqual([
-      { path: '/ops/0/args/env/A', message: 'is 131074 bytes, over the limit of 131072 bytes (128 KiB) for one env value' },
-    ]);
+    expect(env({ A: 'x'.repeat(131073) })).toEqual([{ path: '/ops/0/args/env/A', message: 'is 131073 bytes, over the limit of 131072 bytes (128 KiB) for one env value' }]);
+    expect(env({ A: 'é'.repeat(65537) })).toEqual([{ path: '/ops/0/args/env/A', message: 'is 131074 bytes, over the limit of 131072 bytes (128 KiB) for one env value' }]);
   });
 
   it('counts each name, value and two more bytes towards the 1 MiB of a whole env', () => {
@@ -129,7 +125,7 @@ describe('limits of a startable op', () => {
     full['B0'] = 'x'.repeat(131040);
     expect(env(full)).toEqual([]);
     full['B0'] += 'x';
-    expect(env(full)).toEqual([{ path: '/ops/0/args/env', message: 'is 1048577 bytes, over the limit of 1048576 bytes (1 MiB) for an op\'s whole env' }]);
+    expect(env(full)).toEqual([{ path: '/ops/0/args/env', message: "is 1048577 bytes, over the limit of 1048576 bytes (1 MiB) for an op's whole env" }]);
   });
 
   it('refuses system mount points and their insides, not names that only start alike', () => {
@@ -153,7 +149,10 @@ describe('limits of a startable op', () => {
   });
 
   it('counts resource targets as mounts too, and leaves create-volume ops alone', () => {
-    const resources = [{ type: 'HF', repo: 'o/m', target: '/models/' }, { type: 'S3', url: 's3://b', target: '/models' }];
+    const resources = [
+      { type: 'HF', repo: 'o/m', target: '/models/' },
+      { type: 'S3', url: 's3://b', target: '/models' },
+    ];
     expect(check([run('a', { resources })]).errors).toEqual([
       { path: '/ops/0/args/resources/1/target', message: '"/models" is already mounted by /ops/0/args/resources/0/target: Docker refuses two mounts at one destination' },
     ]);
@@ -168,9 +167,15 @@ describe('limits of a startable op', () => {
 describe('literals and regexes in detail', () => {
   it('finds literals at any depth and names them by an escaped pointer', () => {
     const check1 = { type: 'http', path: '/', method: 'GET', expected_status: 200, continuous: true, headers: { 'X-A': '%%ops.gone.host%%' } };
-    const args = { env: { 'a/b': '%%ops.gone.host%%' }, expose: [{ port: 80, health_checks: [check1] }], resources: [{ type: 'HF', repo: 'o/m', target: '/m', files: ['x', '%%ops.gone.host%%'] }] };
+    const args = {
+      env: { 'a/b': '%%ops.gone.host%%' },
+      expose: [{ port: 80, health_checks: [check1] }],
+      resources: [{ type: 'HF', repo: 'o/m', target: '/m', files: ['x', '%%ops.gone.host%%'] }],
+    };
     expect(check([run('a', args)]).errors.map((e) => e.path)).toEqual([
-      '/ops/0/args/env/a~1b', '/ops/0/args/expose/0/health_checks/0/headers/X-A', '/ops/0/args/resources/0/files/1',
+      '/ops/0/args/env/a~1b',
+      '/ops/0/args/expose/0/health_checks/0/headers/X-A',
+      '/ops/0/args/resources/0/files/1',
     ]);
   });
 

@@ -28,15 +28,11 @@ describe('depends_on', () => {
   });
 
   it('suggests the op id meant', () => {
-    expect(check([run('server'), run('b', {}, { depends_on: ['sever'] })]).errors[0].message).toBe(
-      'unknown op id "sever"; did you mean "server"?',
-    );
+    expect(check([run('server'), run('b', {}, { depends_on: ['sever'] })]).errors[0].message).toBe('unknown op id "sever"; did you mean "server"?');
   });
 
   it('rejects an op depending on itself', () => {
-    expect(check([run('a', {}, { depends_on: ['a'] })]).errors).toEqual([
-      { path: '/ops/0/execution/depends_on/0', message: 'an op cannot depend on itself' },
-    ]);
+    expect(check([run('a', {}, { depends_on: ['a'] })]).errors).toEqual([{ path: '/ops/0/execution/depends_on/0', message: 'an op cannot depend on itself' }]);
   });
 
   it('rejects depends_on naming a later stage', () => {
@@ -61,8 +57,10 @@ describe('depends_on', () => {
 
   it('reports two separate cycles separately', () => {
     const ops = [
-      run('a', {}, { group: 'g', depends_on: ['b'] }), run('b', {}, { group: 'g', depends_on: ['a'] }),
-      run('c', {}, { group: 'h', depends_on: ['d'] }), run('d', {}, { group: 'h', depends_on: ['c'] }),
+      run('a', {}, { group: 'g', depends_on: ['b'] }),
+      run('b', {}, { group: 'g', depends_on: ['a'] }),
+      run('c', {}, { group: 'h', depends_on: ['d'] }),
+      run('d', {}, { group: 'h', depends_on: ['c'] }),
     ];
     expect(check(ops).errors.map((e) => e.message)).toEqual(['dependency cycle: a -> b -> a', 'dependency cycle: c -> d -> c']);
   });
@@ -114,9 +112,7 @@ describe('volumes', () => {
   });
 
   it('rejects two ops creating the same volume', () => {
-    expect(check([volume('a', 'data'), volume('b', 'data')]).errors).toEqual([
-      { path: '/ops/1/args/name', message: 'volume "data" is already created by /ops/0' },
-    ]);
+    expect(check([volume('a', 'data'), volume('b', 'data')]).errors).toEqual([{ path: '/ops/1/args/name', message: 'volume "data" is already created by /ops/0' }]);
   });
 
   it('rejects a mount destination that is not absolute', () => {
@@ -148,7 +144,7 @@ describe('ports', () => {
 });
 
 describe('aliases', () => {
-  it('rejects an alias that is another op\'s id or alias', () => {
+  it("rejects an alias that is another op's id or alias", () => {
     expect(check([run('db', { aliases: 'cache' }), run('redis', { aliases: ['cache', 'db'] })]).errors).toEqual([
       { path: '/ops/1/args/aliases/0', message: 'host name "cache" already belongs to op "db" (/ops/0)' },
       { path: '/ops/1/args/aliases/1', message: 'host name "db" already belongs to op "db" (/ops/0)' },
@@ -244,7 +240,7 @@ describe('ops list', () => {
 });
 
 describe('validateOps', () => {
-  it('rejects ids outside the list when the joined job\'s ids are given', () => {
+  it("rejects ids outside the list when the joined job's ids are given", () => {
     const ops = [run('bench', { env: { URL: 'http://%%ops.server.host%%' } }, { depends_on: ['serve'] })];
     expect(validateOps(ops, { externalOpIds: ['server'], pathPrefix: '/operation/ops' }).errors).toEqual([
       { path: '/operation/ops/0/execution/depends_on/0', message: 'unknown op id "serve"' },
@@ -261,8 +257,13 @@ describe('validateOps', () => {
 
 describe('any input', () => {
   it.each([
-    ['null', null], ['undefined', undefined], ['a number', 42], ['a string', 'job'], ['an array', [1, 2]],
-    ['a huge string', 'x'.repeat(5_000_000)], ['a bigint', BigInt(1)],
+    ['null', null],
+    ['undefined', undefined],
+    ['a number', 42],
+    ['a string', 'job'],
+    ['an array', [1, 2]],
+    ['a huge string', 'x'.repeat(5_000_000)],
+    ['a bigint', BigInt(1)],
   ])('answers, without throwing, for %s', (_kind, input) => {
     expect(validate(input)).toEqual({ valid: false, errors: [{ path: '', message: 'must be an object' }], warnings: [] });
   });
@@ -303,9 +304,7 @@ describe('definitions that could never start', () => {
       { path: '/ops/0/args/env/BIG', message: expect.stringContaining('over the limit of 131072 bytes (128 KiB) for one env value') },
     ]);
     const many = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`V${i}`, 'x'.repeat(120 * 1024)]));
-    expect(check([run('a', { env: many })]).errors).toEqual([
-      { path: '/ops/0/args/env', message: expect.stringContaining('over the limit of 1048576 bytes (1 MiB)') },
-    ]);
+    expect(check([run('a', { env: many })]).errors).toEqual([{ path: '/ops/0/args/env', message: expect.stringContaining('over the limit of 1048576 bytes (1 MiB)') }]);
   });
 
   it('refuses volumes at /, /proc, /sys, /dev and below, however written, and two mounts at one place', () => {
@@ -317,8 +316,6 @@ describe('definitions that could never start', () => {
   });
 
   it('refuses a group name longer than a node may report', () => {
-    expect(check([run('a', {}, { group: 'g'.repeat(10_000) })]).errors).toEqual([
-      { path: '/ops/0/execution/group', message: expect.stringContaining('200') },
-    ]);
+    expect(check([run('a', {}, { group: 'g'.repeat(10_000) })]).errors).toEqual([{ path: '/ops/0/execution/group', message: expect.stringContaining('200') }]);
   });
 });

@@ -123,7 +123,9 @@ const cases: Array<[string, unknown, Issue[]]> = [
   [`${ARGS}/authentication`, { docker: 5 }, err(`${ARGS}/authentication/docker`, 'must be an object')],
   [`${ARGS}/authentication`, { docker: { token: 't' } }, err(`${ARGS}/authentication/docker/token`, 'unknown member "token"')],
   ...['username', 'password', 'email', 'server'].map((m): [string, unknown, Issue[]] => [
-    `${ARGS}/authentication`, { docker: { [m]: 5 } }, err(`${ARGS}/authentication/docker/${m}`, 'must be a string'),
+    `${ARGS}/authentication`,
+    { docker: { [m]: 5 } },
+    err(`${ARGS}/authentication/docker/${m}`, 'must be a string'),
   ]),
   [`${ARGS}/depends`, 'vol', err(`${ARGS}/depends`, 'must be an array')],
   [`${ARGS}/depends`, [1], err(`${ARGS}/depends/0`, 'must be a string')],
@@ -169,7 +171,9 @@ const cases: Array<[string, unknown, Issue[]]> = [
   [`${ARGS}/expose`, { port: 80, health_checks: httpCheck }, err(`${ARGS}/expose/health_checks`, 'must be an array')],
   // health checks
   ...['type', 'path', 'method', 'expected_status', 'continuous'].map((m): [string, unknown, Issue[]] => [
-    `${CHECK}/${m}`, undefined, err(m === 'type' ? CHECK : CHECK, m === 'type' ? 'missing required member "type" ("http" or "websocket")' : `missing required member "${m}"`),
+    `${CHECK}/${m}`,
+    undefined,
+    err(m === 'type' ? CHECK : CHECK, m === 'type' ? 'missing required member "type" ("http" or "websocket")' : `missing required member "${m}"`),
   ]),
   ...['GET', 'POST', 'PUT', 'DELETE'].map((m): [string, unknown, Issue[]] => [`${CHECK}/method`, m, OK]),
   [`${CHECK}/timeout`, 5, err(`${CHECK}/timeout`, 'unknown member "timeout"')],
@@ -197,7 +201,11 @@ const cases: Array<[string, unknown, Issue[]]> = [
   [RES, { type: 'S3', url: 's3://b', target: '/d', IAM: { REGION: 5, ACCESS_KEY_ID: 'k', SECRET_ACCESS_KEY: 's' } }, err(`${RES}/IAM/REGION`, 'must be a string')],
   [RES, { type: 'S3', url: 's3://b', target: '/d', IAM: { REGION: 'r', ACCESS_KEY_ID: 5, SECRET_ACCESS_KEY: 's' } }, err(`${RES}/IAM/ACCESS_KEY_ID`, 'must be a string')],
   [RES, { type: 'S3', url: 's3://b', target: '/d', IAM: { REGION: 'r', ACCESS_KEY_ID: 'k', SECRET_ACCESS_KEY: 5 } }, err(`${RES}/IAM/SECRET_ACCESS_KEY`, 'must be a string')],
-  [RES, { type: 'S3', url: 's3://b', target: '/d', IAM: { REGION: 'r', ACCESS_KEY_ID: 'k', SECRET_ACCESS_KEY: 's', TOKEN: 't' } }, err(`${RES}/IAM/TOKEN`, 'unknown member "TOKEN"')],
+  [
+    RES,
+    { type: 'S3', url: 's3://b', target: '/d', IAM: { REGION: 'r', ACCESS_KEY_ID: 'k', SECRET_ACCESS_KEY: 's', TOKEN: 't' } },
+    err(`${RES}/IAM/TOKEN`, 'unknown member "TOKEN"'),
+  ],
   [RES, { type: 'S3', bucket: 5, target: '/d' }, err(`${RES}/bucket`, 'must be a string')],
   [RES, { type: 'S3', bucket: 'b', target: '/d', files: ['x'] }, err(`${RES}/files`, 'unknown member "files"')],
   [RES, { type: 'S3', buckets: 'b', target: '/d' }, err(`${RES}/buckets`, 'must be an array')],

@@ -74,9 +74,7 @@ describe('shape errors', () => {
   });
 
   it('rejects an unknown op type at its type member', () => {
-    expect(errorsOf(job([{ type: 'container/exec', id: 'a', args: {} }]))).toEqual([
-      { path: '/ops/0/type', message: 'must be "container/run" or "container/create-volume"' },
-    ]);
+    expect(errorsOf(job([{ type: 'container/exec', id: 'a', args: {} }]))).toEqual([{ path: '/ops/0/type', message: 'must be "container/run" or "container/create-volume"' }]);
   });
 
   it('reports a create-volume op without type as a create-volume op', () => {
@@ -84,7 +82,14 @@ describe('shape errors', () => {
   });
 
   it('requires an image for container/run and only a name for container/create-volume', () => {
-    expect(errorsOf(job([{ type: 'container/run', id: 'a', args: {} }, { type: 'container/create-volume', id: 'v', args: { name: 'd', size: 1 } }]))).toEqual([
+    expect(
+      errorsOf(
+        job([
+          { type: 'container/run', id: 'a', args: {} },
+          { type: 'container/create-volume', id: 'v', args: { name: 'd', size: 1 } },
+        ]),
+      ),
+    ).toEqual([
       { path: '/ops/0/args', message: 'missing required member "image"' },
       { path: '/ops/1/args/size', message: 'unknown member "size"' },
     ]);
@@ -111,9 +116,7 @@ describe('expose forms', () => {
   });
 
   it('rejects an entry of no known form with one message listing the forms', () => {
-    expect(argsErrors({ expose: [true] })).toEqual([
-      { path: '/ops/0/args/expose/0', message: 'must be a port number, a port as text, or an object with "port" or "__spread__"' },
-    ]);
+    expect(argsErrors({ expose: [true] })).toEqual([{ path: '/ops/0/args/expose/0', message: 'must be a port number, a port as text, or an object with "port" or "__spread__"' }]);
   });
 
   it('rejects port text that is neither digits nor a literal, and a port range', () => {
@@ -174,7 +177,14 @@ describe('resources', () => {
   });
 
   it('reports missing members of the object store shape the resource has', () => {
-    expect(argsErrors({ resources: [{ type: 'S3', bucket: 'b' }, { type: 'HF', target: '/m' }] })).toEqual([
+    expect(
+      argsErrors({
+        resources: [
+          { type: 'S3', bucket: 'b' },
+          { type: 'HF', target: '/m' },
+        ],
+      }),
+    ).toEqual([
       { path: '/ops/0/args/resources/0', message: 'missing required member "target"' },
       { path: '/ops/0/args/resources/1', message: 'missing required member "repo"' },
     ]);
@@ -184,8 +194,16 @@ describe('resources', () => {
 describe('args, results and execution', () => {
   it('accepts every args member in every allowed form', () => {
     const args = {
-      aliases: 'db.local', cmd: 'echo hi', entrypoint: ['/bin/sh', '-c'], env: { A: 'b' }, gpu: true, work_dir: '/app',
-      volumes: [], private: true, restart_policy: 'unless-stopped', authentication: { docker: { username: 'u', password: 'p', email: 'e', server: 's' } },
+      aliases: 'db.local',
+      cmd: 'echo hi',
+      entrypoint: ['/bin/sh', '-c'],
+      env: { A: 'b' },
+      gpu: true,
+      work_dir: '/app',
+      volumes: [],
+      private: true,
+      restart_policy: 'unless-stopped',
+      authentication: { docker: { username: 'u', password: 'p', email: 'e', server: 's' } },
     };
     expect(argsErrors(args)).toEqual([]);
     expect(argsErrors({ aliases: ['x', 'y'], cmd: [], entrypoint: 'run.sh', restart_policy: { policy: 'on-failure', restart_tries: 3 } })).toEqual([]);
@@ -199,9 +217,7 @@ describe('args, results and execution', () => {
   });
 
   it('rejects an unknown restart policy and restart_tries below 1', () => {
-    expect(argsErrors({ restart_policy: 'sometimes' })).toEqual([
-      { path: '/ops/0/args/restart_policy', message: 'must be one of "no", "on-failure", "always", "unless-stopped"' },
-    ]);
+    expect(argsErrors({ restart_policy: 'sometimes' })).toEqual([{ path: '/ops/0/args/restart_policy', message: 'must be one of "no", "on-failure", "always", "unless-stopped"' }]);
     expect(argsErrors({ restart_policy: { policy: 'always', restart_tries: 0 } })).toEqual([
       { path: '/ops/0/args/restart_policy/policy', message: 'must be "on-failure"' },
       { path: '/ops/0/args/restart_policy/restart_tries', message: 'must be at least 1' },
@@ -233,8 +249,6 @@ describe('args, results and execution', () => {
   });
 
   it('rejects the same id twice in depends_on at the repeat', () => {
-    expect(errorsOf(job([run('a'), run('b', {}, { depends_on: ['a', 'a'] })]))).toEqual([
-      { path: '/ops/1/execution/depends_on/1', message: 'repeats item 0' },
-    ]);
+    expect(errorsOf(job([run('a'), run('b', {}, { depends_on: ['a', 'a'] })]))).toEqual([{ path: '/ops/1/execution/depends_on/1', message: 'repeats item 0' }]);
   });
 });

@@ -96,7 +96,11 @@ const faults: Array<{ what: string; at: string; apply: (op: Loose, all: Loose[])
   { what: 'image missing', at: '/args', apply: (op) => delete (op.args as Loose).image },
   { what: 'type missing', at: '', apply: (op) => delete op.type },
   { what: 'id missing', at: '', apply: (op) => delete op.id },
-  { what: 'health check without continuous', at: '/args/expose/0/health_checks/0', apply: (op) => (((op.args as Loose).expose as Loose[])[0].health_checks = [{ type: 'http', path: '/', method: 'GET', expected_status: 200 }]) },
+  {
+    what: 'health check without continuous',
+    at: '/args/expose/0/health_checks/0',
+    apply: (op) => (((op.args as Loose).expose as Loose[])[0].health_checks = [{ type: 'http', path: '/', method: 'GET', expected_status: 200 }]),
+  },
   { what: 'env value not a string', at: '/args/env/N', apply: (op) => ((op.args as Loose).env = { N: 1 }) },
   { what: 'unknown member', at: '/args/gpus', apply: (op) => ((op.args as Loose).gpus = true) },
   { what: 'gpu not a boolean', at: '/args/gpu', apply: (op) => ((op.args as Loose).gpu = 'yes') },

@@ -77,7 +77,7 @@ export async function testRedis(): Promise<TestRedis> {
   try {
     await admin.select(0);
     const count = await databaseCount(admin);
-    db = 1 + ((await admin.incr('ocg:testing:next-db')) - 1) % (count - 1);
+    db = 1 + (((await admin.incr('ocg:testing:next-db')) - 1) % (count - 1));
     await admin.select(db);
     await admin.flushdb();
   } finally {

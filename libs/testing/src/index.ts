@@ -25,4 +25,18 @@ export { ensureNginxOriginImage, NGINX_ORIGIN_BODY, NGINX_ORIGIN_IMAGE } from '.
 export { ensureLocalTls, OPENSSL_INSTALL_HINT, type LocalTls, type LocalTlsOptions } from './tls';
 export { startTsProcess, type ManagedProcess, type TsProcessOptions } from './stack/process';
 export { localHttpsDispatcher, localhostLookup, trustLocalCa } from './local-https';
-export { load, verdict, ratioLine, startBareServer, profileEnv, cpuSecondsOf, perCore, perCoreLine, interleaved, type Measured, type Load, type LoadOptions, type BareServer } from './bench/load';
+export {
+  load,
+  verdict,
+  ratioLine,
+  startBareServer,
+  profileEnv,
+  cpuSecondsOf,
+  perCore,
+  perCoreLine,
+  interleaved,
+  type Measured,
+  type Load,
+  type LoadOptions,
+  type BareServer,
+} from './bench/load';

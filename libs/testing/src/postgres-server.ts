@@ -115,9 +115,7 @@ function run(command: string, args: string[], owner?: ServerUser): Promise<void>
     child.stdout.on('data', (c: Buffer) => (output += c.toString()));
     child.stderr.on('data', (c: Buffer) => (output += c.toString()));
     child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve() : reject(new Error(`${path.basename(command)} failed (exit ${code}):\n${output.trim()}`)),
-    );
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`${path.basename(command)} failed (exit ${code}):\n${output.trim()}`))));
   });
 }
 

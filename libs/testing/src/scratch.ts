@@ -35,10 +35,7 @@ interface SharedState {
  * gives each test file fresh module state, so the server is found again through
  * a state file named after the pid; the keeper deletes it with the server.
  */
-export async function sharedPerProcess(
-  kind: string,
-  start: (orphanPaths: string[]) => Promise<{ url: string; pid: number }>,
-): Promise<string> {
+export async function sharedPerProcess(kind: string, start: (orphanPaths: string[]) => Promise<{ url: string; pid: number }>): Promise<string> {
   const stateFile = scratchPath(`${kind}.json`);
   const known = readState(stateFile);
   if (known && processAlive(known.keeperPid)) return known.url;

@@ -39,8 +39,23 @@ export async function ensureLocalTls(opts: LocalTlsOptions): Promise<LocalTls> {
   const csr = join(opts.dir, 'server.csr');
   const ext = join(opts.dir, 'server.ext');
   const curve = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  await exec(openssl, ['req', '-x509', ...curve, '-keyout', caKey, '-out', files.caCertFile, '-days', '3650', '-subj', '/CN=Open Compute Gateway local CA',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  await exec(openssl, [
+    'req',
+    '-x509',
+    ...curve,
+    '-keyout',
+    caKey,
+    '-out',
+    files.caCertFile,
+    '-days',
+    '3650',
+    '-subj',
+    '/CN=Open Compute Gateway local CA',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
   await exec(openssl, ['req', ...curve, '-keyout', files.keyFile, '-out', csr, '-subj', `/CN=${opts.dnsNames[0] ?? 'localhost'}`]);
   const san = [...opts.dnsNames.map((d) => `DNS:${d}`), ...(opts.ips ?? []).map((ip) => `IP:${ip}`)].join(',');
   writeFileSync(ext, `subjectAltName=${san}\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n`);

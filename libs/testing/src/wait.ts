@@ -9,10 +9,7 @@ export interface WaitOptions {
  * Polls fn until it returns a value other than undefined or false. A throwing
  * fn counts as "not yet"; its last error is quoted if time runs out.
  */
-export async function waitFor<T>(
-  fn: () => Promise<T | undefined | false> | T | undefined | false,
-  opts: WaitOptions = {},
-): Promise<T> {
+export async function waitFor<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, opts: WaitOptions = {}): Promise<T> {
   const { timeoutMs = 10_000, intervalMs = 100, what = 'condition' } = opts;
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;

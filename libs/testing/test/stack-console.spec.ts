@@ -17,7 +17,7 @@ describe('isConsoleEvent', () => {
     expect(isConsoleEvent(line({ level: 50, msg: 'sync failed' }))).toBe(true);
   });
 
-  it('drops request lines below error: the gateway\'s and every service\'s, 4xx included', () => {
+  it("drops request lines below error: the gateway's and every service's, 4xx included", () => {
     expect(isConsoleEvent(line({ level: 'info', msg: 'request', method: 'GET', path: '/readyz', status: 200, ms: 1.2 }))).toBe(false);
     expect(isConsoleEvent(line({ level: 'info', msg: 'request completed', method: 'POST', url: '/node-jobs/sync', status: 200, ms: 4 }))).toBe(false);
     expect(isConsoleEvent(line({ level: 'warn', msg: 'request completed', method: 'GET', url: '/jobs/x', status: 404, ms: 3 }))).toBe(false);
@@ -47,10 +47,13 @@ describe('a stack process with a log file', () => {
     const proc = startTsProcess('client-manager', SERVICE, {}, 0, (l) => shown.push(l), { logFile: file, show: isConsoleEvent });
     await proc.exited;
     // The file is written a moment after the lines are read.
-    const written = await waitFor(() => {
-      const lines = readFileSync(file, 'utf8').trim().split('\n');
-      return lines.length === 5 ? lines : undefined;
-    }, { timeoutMs: 10_000, what: 'five lines in the log file' });
+    const written = await waitFor(
+      () => {
+        const lines = readFileSync(file, 'utf8').trim().split('\n');
+        return lines.length === 5 ? lines : undefined;
+      },
+      { timeoutMs: 10_000, what: 'five lines in the log file' },
+    );
     expect(written.filter((l) => l.includes('request completed'))).toHaveLength(1);
     expect(shown.map((l) => stripVTControlCharacters(l))).toEqual([
       'client-manager    | info client-manager listening {"url":"http://127.0.0.1:1"}',

@@ -94,7 +94,15 @@ function thresholdFrom(options: ApplyOptions): BenchmarkTemplateThreshold | unde
 /** The changes as a table, then what happened and what to do next. */
 export function report(result: ApplyBenchmarkTemplatesResponse): string {
   if (result.changes.length === 0) return 'no templates and nothing to remove';
-  const rows = result.changes.map((c) => [c.slug, c.status, metrics(c), links(c.reconciliation.add.length, '+'), links(c.reconciliation.remove.length, '-'), yes(c.reconciliation.needsThreshold), yes(c.reconciliation.inSync)]);
+  const rows = result.changes.map((c) => [
+    c.slug,
+    c.status,
+    metrics(c),
+    links(c.reconciliation.add.length, '+'),
+    links(c.reconciliation.remove.length, '-'),
+    yes(c.reconciliation.needsThreshold),
+    yes(c.reconciliation.inSync),
+  ]);
   const lines = [table(['SLUG', 'STATUS', 'METRICS', 'ADD', 'REMOVE', 'NEW THRESHOLD', 'IN SYNC'], rows)];
   for (const c of result.changes) {
     if (c.conflictKeys.length > 0) lines.push(`note: ${c.slug}: ${c.conflictKeys.join(', ')} already gated by another benchmark under a different definition`);
@@ -108,8 +116,18 @@ export function report(result: ApplyBenchmarkTemplatesResponse): string {
 /** `+2 ~1 -1 =3`: metric keys added, updated, removed, unchanged (names are in --json). */
 function metrics(c: BenchmarkTemplateChange): string {
   const { added, updated, removed, unchanged } = c.metricChanges;
-  const counts: [string, number][] = [['+', added.length], ['~', updated.length], ['-', removed.length], ['=', unchanged.length]];
-  return counts.filter(([, n]) => n > 0).map(([sign, n]) => `${sign}${n}`).join(' ') || '=0';
+  const counts: [string, number][] = [
+    ['+', added.length],
+    ['~', updated.length],
+    ['-', removed.length],
+    ['=', unchanged.length],
+  ];
+  return (
+    counts
+      .filter(([, n]) => n > 0)
+      .map(([sign, n]) => `${sign}${n}`)
+      .join(' ') || '=0'
+  );
 }
 
 const links = (count: number, sign: string): string => (count === 0 ? '-' : `${sign}${count}`);

@@ -27,10 +27,10 @@ export function registerAdminMarkets(admin: Command): void {
       .option('--max-duration <seconds>', 'longest duration a job may ask for (default 86400)')
       .option('--json', 'print the answer as JSON'),
   ).action((options: CreateOptions) => createMarket(options));
-  withGatewayOptions(markets.command('list').description('list every market').option('--json', 'print the answer as JSON')).action(
-    (options: GatewayOptions & { json?: boolean }) => listMarkets(options),
+  withGatewayOptions(markets.command('list').description('list every market').option('--json', 'print the answer as JSON')).action((options: GatewayOptions & { json?: boolean }) =>
+    listMarkets(options),
   );
-  const limits = markets.command('limits <market>').description("set what one job may take of a node, and how its containers run (options left out keep their value)");
+  const limits = markets.command('limits <market>').description('set what one job may take of a node, and how its containers run (options left out keep their value)');
   for (const [flag, , help] of LIMIT_FLAGS) limits.option(`--${flag} <n>`, help);
   limits.option('--user <uid[:gid]|image>', 'run containers as this numeric user, or "image" for the image\'s own');
   limits.option('--read-only-root', 'mount the image read-only (/tmp and volumes stay writable)').option('--no-read-only-root', 'mount the image writable');
@@ -103,7 +103,9 @@ async function createMarket(options: CreateOptions): Promise<void> {
   };
   const market = await answer(gateway, () => gateway.client.POST('/markets', { body }));
   if (options.json) return printJson(market);
-  print(`created market ${market.name}\n${describeMarket(market)}\njoin token   ${market.joinToken}\n(the join token is shown only now; nodes need it to register. Rotate it if it leaks.)`);
+  print(
+    `created market ${market.name}\n${describeMarket(market)}\njoin token   ${market.joinToken}\n(the join token is shown only now; nodes need it to register. Rotate it if it leaks.)`,
+  );
 }
 
 async function listMarkets(options: GatewayOptions & { json?: boolean }): Promise<void> {

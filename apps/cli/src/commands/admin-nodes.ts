@@ -17,9 +17,9 @@ export function registerAdminNodes(admin: Command): void {
   json(nodes.command('list').description('list nodes with their state, capacity and status').option('--market <market>', 'only this market (address or name)')).action(
     (o: Options) => listNodes(o),
   );
-  json(nodes.command('disable <node>').description('refuse its claims and heartbeats; its jobs are stopped and settled').option('--reason <text>', 'end reason of its jobs')).action(
-    (node: string, o: Options) => control(node, 'disable', o),
-  );
+  json(
+    nodes.command('disable <node>').description('refuse its claims and heartbeats; its jobs are stopped and settled').option('--reason <text>', 'end reason of its jobs'),
+  ).action((node: string, o: Options) => control(node, 'disable', o));
   json(nodes.command('enable <node>').description('let a disabled node claim jobs again')).action((node: string, o: Options) => control(node, 'enable', o));
   json(nodes.command('remove <node>').description('stop and settle its jobs and forget the node').option('--reason <text>', 'end reason of its jobs')).action(
     (node: string, o: Options) => control(node, 'remove', o),

@@ -68,7 +68,9 @@ async function extendJob(address: string, options: JsonOption & { minutes: strin
   const gateway = gatewayFrom(options);
   // One Idempotency-Key per invocation: a retry after a lost answer extends once, not twice.
   const key = randomUUID();
-  const job = await answerRetrying(gateway, () => gateway.client.POST('/jobs/{job}/extend', { params: { path: { job: address }, header: { 'Idempotency-Key': key } }, body: { seconds } }));
+  const job = await answerRetrying(gateway, () =>
+    gateway.client.POST('/jobs/{job}/extend', { params: { path: { job: address }, header: { 'Idempotency-Key': key } }, body: { seconds } }),
+  );
   if (options.json) return printJson(job);
   print(
     fields([

@@ -22,8 +22,21 @@ async function showOps(address: string, options: JsonOption): Promise<void> {
   const api = await nodeApiFor(address, options);
   const status = await nodeAnswer(api, () => api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } }));
   if (options.json) return printJson(status);
-  const rows = status.ops.map((o) => [o.id, o.group, o.state, o.exitCode === null ? '-' : String(o.exitCode), String(o.restarts), o.endpoints.map((e) => `${e.url} ${e.status}`).join(', ') || '-']);
-  print(`${fields([['job', status.job], ['state', status.reason ? `${status.state} (${status.reason})` : status.state], ['stage', status.currentStage ?? '-']])}\n\n${table(['OP', 'GROUP', 'STATE', 'EXIT', 'RESTARTS', 'ENDPOINTS'], rows)}`);
+  const rows = status.ops.map((o) => [
+    o.id,
+    o.group,
+    o.state,
+    o.exitCode === null ? '-' : String(o.exitCode),
+    String(o.restarts),
+    o.endpoints.map((e) => `${e.url} ${e.status}`).join(', ') || '-',
+  ]);
+  print(
+    `${fields([
+      ['job', status.job],
+      ['state', status.reason ? `${status.state} (${status.reason})` : status.state],
+      ['stage', status.currentStage ?? '-'],
+    ])}\n\n${table(['OP', 'GROUP', 'STATE', 'EXIT', 'RESTARTS', 'ENDPOINTS'], rows)}`,
+  );
 }
 
 async function showLogs(address: string, op: string, options: JsonOption & { tail?: string; streams?: string }): Promise<void> {

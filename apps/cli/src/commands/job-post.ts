@@ -140,7 +140,8 @@ async function untilRunning(gateway: Gateway, address: string, waits: Waits, see
       return current.status === 'QUEUED' ? undefined : current;
     },
   );
-  if (job.status === 'FAILED' || job.status === 'STOPPED') throw new CliError(`the job ${job.status === 'FAILED' ? 'failed' : 'was stopped'}: ${job.reason ?? 'no reason given'} (ocg job get ${address})`);
+  if (job.status === 'FAILED' || job.status === 'STOPPED')
+    throw new CliError(`the job ${job.status === 'FAILED' ? 'failed' : 'was stopped'}: ${job.reason ?? 'no reason given'} (ocg job get ${address})`);
   return job;
 }
 
@@ -163,7 +164,8 @@ async function untilAnswering(probe: Probe, url: string, waits: Waits, json: boo
     {
       what: `waiting for ${url} to answer`,
       ...waits,
-      timeoutMessage: (s, last) => `${url} did not answer within ${s} s (last: ${last || 'nothing'}); the job keeps running. A model download can take about 10 minutes: try again with a larger --timeout-wait`,
+      timeoutMessage: (s, last) =>
+        `${url} did not answer within ${s} s (last: ${last || 'nothing'}); the job keeps running. A model download can take about 10 minutes: try again with a larger --timeout-wait`,
     },
     async (report) => {
       const got = await probe(url);

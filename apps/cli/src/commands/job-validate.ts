@@ -19,9 +19,7 @@ export function registerJobValidate(job: Command): void {
 
 function runValidate({ file, json }: ValidateOptions): void {
   const loaded = loadDefinition(file);
-  const result: ValidationResult = 'problem' in loaded
-    ? { valid: false, errors: [{ path: '', message: loaded.problem }], warnings: [] }
-    : validate(loaded.definition);
+  const result: ValidationResult = 'problem' in loaded ? { valid: false, errors: [{ path: '', message: loaded.problem }], warnings: [] } : validate(loaded.definition);
   if (!result.valid) process.exitCode = 1;
   if (json) {
     process.stdout.write(`${JSON.stringify({ file, ...result }, null, 2)}\n`);

@@ -25,7 +25,7 @@ export function registerKeys(program: Command): void {
   withGatewayOptions(keys.command('create').description('create an API key; prints the key'))
     .requiredOption('--name <name>', 'a name to tell the key apart (1 to 100 characters)')
     .option('--expires-in <seconds>', 'the key expires this many seconds from now (default: never)')
-    .option('--scope <scope>', 'a scope the key holds (repeat; default: all of the calling key\'s scopes)', collect, [])
+    .option('--scope <scope>', "a scope the key holds (repeat; default: all of the calling key's scopes)", collect, [])
     .option('--llm-model <model>', 'an LLM model the key may call (repeat; default: any)', collect, [])
     .option('--json', 'print the API answer as JSON')
     .action((options: CreateOptions) => createKey(options));
@@ -114,7 +114,11 @@ function describeKey(key: ApiKeyRecord | CreateApiKeyResponse): string {
 }
 
 /** `"a, b"` → ['a', 'b']; `""` → [] (which denies every model). */
-const models = (text: string): string[] => text.split(',').map((m) => m.trim()).filter(Boolean);
+const models = (text: string): string[] =>
+  text
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean);
 const expiry = (at: string | null): string => (at ? localTime(at) : 'never');
 /** Enough to tell keys apart in a table without putting every secret on screen. */
 const shortKey = (key: string): string => `${key.slice(0, 10)}…${key.slice(-4)}`;

@@ -1,14 +1,6 @@
 import type { Request as ExRequest } from 'express';
 import { Body, Controller, Get, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type {
-  ApiKeyRecord,
-  CreateApiKeyRequest,
-  CreateApiKeyResponse,
-  DeleteApiKeyResponse,
-  ErrorBody,
-  ListApiKeysResponse,
-  UpdateApiKeyRequest,
-} from '@ocg/contracts';
+import type { ApiKeyRecord, CreateApiKeyRequest, CreateApiKeyResponse, DeleteApiKeyResponse, ErrorBody, ListApiKeysResponse, UpdateApiKeyRequest } from '@ocg/contracts';
 import { principalOf } from '../auth/principal';
 import type { ApiKeyService } from './api-key.service';
 
@@ -51,7 +43,7 @@ export class ApiKeysController extends Controller {
    * @maxLength id 100
    */
   @Get('{id}')
-  @Response<ErrorBody>(404, 'No such key among the caller\'s keys')
+  @Response<ErrorBody>(404, "No such key among the caller's keys")
   public getApiKey(@Request() req: ExRequest, @Path() id: string): Promise<ApiKeyRecord> {
     return this.keys.get(principalOf(req), id);
   }
@@ -63,7 +55,7 @@ export class ApiKeysController extends Controller {
    * @maxLength id 100
    */
   @Post('{id}/update')
-  @Response<ErrorBody>(404, 'No such key among the caller\'s keys')
+  @Response<ErrorBody>(404, "No such key among the caller's keys")
   public updateApiKey(@Request() req: ExRequest, @Path() id: string, @Body() body: UpdateApiKeyRequest): Promise<ApiKeyRecord> {
     return this.keys.update(principalOf(req), id, body);
   }
@@ -74,7 +66,7 @@ export class ApiKeysController extends Controller {
    * @maxLength id 100
    */
   @Post('{id}/delete')
-  @Response<ErrorBody>(404, 'No such key among the caller\'s keys')
+  @Response<ErrorBody>(404, "No such key among the caller's keys")
   public deleteApiKey(@Request() req: ExRequest, @Path() id: string): Promise<DeleteApiKeyResponse> {
     return this.keys.remove(principalOf(req), id);
   }

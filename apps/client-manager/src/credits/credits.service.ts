@@ -127,7 +127,9 @@ export class CreditsService {
 
   private async recipient(req: GrantCreditsRequest): Promise<string> {
     if ((req.userId === undefined) === (req.email === undefined)) {
-      throw new ValidationError('Validation failed: give exactly one of userId and email', [{ path: req.userId === undefined ? '' : '/email', message: 'give exactly one of userId and email' }]);
+      throw new ValidationError('Validation failed: give exactly one of userId and email', [
+        { path: req.userId === undefined ? '' : '/email', message: 'give exactly one of userId and email' },
+      ]);
     }
     const { userId, email = '' } = req;
     const row = userId !== undefined ? await this.users.findById(userId) : await this.users.findByEmail(email);

@@ -57,7 +57,9 @@ export class UserService {
           if (key) return this.widenToAllScopes(key.id, key.lookupHash, key.scopes);
           const deleted = await this.keyRows.findDeletedBootstrap(m, hash);
           if (deleted) {
-            this.logger.warn(`the bootstrap admin key (ADMIN_API_KEY) was deleted at ${deleted.deletedAt.toISOString()} and stays deleted; set a new ADMIN_API_KEY to make another`);
+            this.logger.warn(
+              `the bootstrap admin key (ADMIN_API_KEY) was deleted at ${deleted.deletedAt.toISOString()} and stays deleted; set a new ADMIN_API_KEY to make another`,
+            );
             return;
           }
           const found = await this.repo.findByEmail(email, m);

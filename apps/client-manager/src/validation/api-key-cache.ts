@@ -4,9 +4,7 @@ import { publishJson, redisKeys } from '@ocg/redis';
 import { API_KEY_INVALIDATED_CHANNEL, type ApiKeyInvalidatedEvent, type ApiKeyStatus, type UserRecord } from '@ocg/contracts';
 
 /** What validation needs of a key, cached by its lookup hash. Unknown keys are cached too (`found: false`). */
-export type CachedKey =
-  | { found: false }
-  | { found: true; keyId: string; userId: string; status: ApiKeyStatus; scopes: string[]; expiresAt: number | null; user: UserRecord };
+export type CachedKey = { found: false } | { found: true; keyId: string; userId: string; status: ApiKeyStatus; scopes: string[]; expiresAt: number | null; user: UserRecord };
 
 // Fill only if no invalidation happened since the reader took its generation:
 // otherwise a read that raced a disable could cache the key as still active.

@@ -14,8 +14,7 @@ export function internal(cm: Harness, method: string, path: string, body: unknow
   return cm.call(method, path, { body, headers: { 'x-ocg-internal-token': cm.internalToken } });
 }
 
-export const hold = (cm: Harness, userId: string, amount: number, reference: string): Promise<Reply> =>
-  internal(cm, 'POST', '/credits/holds', { userId, amount, reference });
+export const hold = (cm: Harness, userId: string, amount: number, reference: string): Promise<Reply> => internal(cm, 'POST', '/credits/holds', { userId, amount, reference });
 
 export async function balanceOf(cm: Harness, userId: string): Promise<{ available: number; held: number; spent: number }> {
   const [row] = await cm.db.query('SELECT available, held, spent FROM credit_balances WHERE user_id = $1', [userId]);

@@ -25,12 +25,26 @@ export class BlobRepository extends BaseRepository {
 
   /** `userId` uploaded the blob: a reader whose upload counts against their quota (kept as it was when they already read it). */
   async addUploader(m: EntityManager, cid: string, userId: string): Promise<void> {
-    await m.createQueryBuilder().insert().into(BlobReaderEntity).values({ cid, user_id: userId, uploaded_at: () => 'now()' }).orIgnore().updateEntity(false).execute();
+    await m
+      .createQueryBuilder()
+      .insert()
+      .into(BlobReaderEntity)
+      .values({ cid, user_id: userId, uploaded_at: () => 'now()' })
+      .orIgnore()
+      .updateEntity(false)
+      .execute();
   }
 
   /** `userId` may read the blob, held by a job of theirs: off the upload quota. */
   async addReader(m: EntityManager, cid: string, userId: string): Promise<void> {
-    await m.createQueryBuilder().insert().into(BlobReaderEntity).values({ cid, user_id: userId, uploaded_at: null }).orUpdate(['uploaded_at'], ['cid', 'user_id']).updateEntity(false).execute();
+    await m
+      .createQueryBuilder()
+      .insert()
+      .into(BlobReaderEntity)
+      .values({ cid, user_id: userId, uploaded_at: null })
+      .orUpdate(['uploaded_at'], ['cid', 'user_id'])
+      .updateEntity(false)
+      .execute();
   }
 
   /** The blob, when `userId` may read it. */
@@ -60,7 +74,14 @@ export class BlobRepository extends BaseRepository {
   /** Blobs stored before sealing existed (ADR 0035), locked for sealing; SKIP LOCKED shares them among instances starting together. */
   async plaintext(m: EntityManager, limit: number): Promise<{ cid: string; bytes: Buffer }[]> {
     // Not sealed means the bytes are there (blobs_stored_check).
-    return (await m.createQueryBuilder(BlobEntity, 'b').select(['b.cid', 'b.bytes']).where('b.sealed IS NULL').limit(limit).setLock('pessimistic_write').setOnLocked('skip_locked').getMany()) as { cid: string; bytes: Buffer }[];
+    return (await m
+      .createQueryBuilder(BlobEntity, 'b')
+      .select(['b.cid', 'b.bytes'])
+      .where('b.sealed IS NULL')
+      .limit(limit)
+      .setLock('pessimistic_write')
+      .setOnLocked('skip_locked')
+      .getMany()) as { cid: string; bytes: Buffer }[];
   }
 
   async seal(m: EntityManager, cid: string, sealed: string): Promise<void> {

@@ -12,7 +12,11 @@ const BATCH = 100;
  * work. Readers also accept a plaintext row, so an instance still on the
  * old code during a rolling start keeps working.
  */
-export async function sealPlaintextAtRest(repos: { blobs: BlobRepository; jobs: JobRepository }, seal: ContentSeal, logger?: Logger): Promise<{ blobs: number; definitions: number }> {
+export async function sealPlaintextAtRest(
+  repos: { blobs: BlobRepository; jobs: JobRepository },
+  seal: ContentSeal,
+  logger?: Logger,
+): Promise<{ blobs: number; definitions: number }> {
   const { blobs: blobRepo, jobs } = repos;
   let blobs = 0;
   let definitions = 0;

@@ -37,7 +37,9 @@ export class DefinitionLoader {
 export function checkGpus(definition: NormalizedJobDefinition, market: MarketRecord, prefix: string): void {
   if (market.gpuRequired) return;
   const errors = definition.ops.flatMap((op, i) =>
-    op.type === 'container/run' && op.args.gpu ? [{ path: `${prefix}/ops/${i}/args/gpu`, message: `op "${op.id}" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` }] : [],
+    op.type === 'container/run' && op.args.gpu
+      ? [{ path: `${prefix}/ops/${i}/args/gpu`, message: `op "${op.id}" asks for a GPU, but market "${market.name}" has no GPUs: post it to a GPU market` }]
+      : [],
   );
   if (errors.length > 0) throw invalid(errors);
 }
@@ -50,7 +52,8 @@ export function checkJobLimits(definition: NormalizedJobDefinition, market: Mark
   const limits = { ...DEFAULT_JOB_LIMITS, ...market.jobLimits };
   const errors: FieldError[] = [];
   const ops = definition.ops.length;
-  if (ops > limits.maxOps) errors.push({ path: `${prefix}/ops`, message: `has ${ops} ops, over the limit of ${limits.maxOps} ops per job of market "${market.name}" (jobLimits.maxOps)` });
+  if (ops > limits.maxOps)
+    errors.push({ path: `${prefix}/ops`, message: `has ${ops} ops, over the limit of ${limits.maxOps} ops per job of market "${market.name}" (jobLimits.maxOps)` });
   const volumes = definition.ops.filter((op) => op.type === 'container/create-volume').length;
   if (volumes > limits.maxVolumes) {
     errors.push({ path: `${prefix}/ops`, message: `creates ${volumes} volumes, over the limit of ${limits.maxVolumes} per job of market "${market.name}" (jobLimits.maxVolumes)` });

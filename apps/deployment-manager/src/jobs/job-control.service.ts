@@ -66,7 +66,9 @@ export class JobControlService {
     if (idempotencyKey === undefined) return this.extendOnce(caller, address, seconds);
     checkIdempotencyKey(idempotencyKey);
     await this.owned(caller, address);
-    const hash = createHash('sha256').update(canonicalJson({ job: address, seconds })).digest('hex');
+    const hash = createHash('sha256')
+      .update(canonicalJson({ job: address, seconds }))
+      .digest('hex');
     const earlier = await this.d.extendRequests.reserve(caller.userId, idempotencyKey, hash, address);
     if (earlier.request_hash !== hash) throw new IdempotencyKeyReusedError(idempotencyKey, 'extension');
     if (earlier.completed) return this.d.query.view(address);
@@ -90,7 +92,9 @@ export class JobControlService {
   }
 
   private async hold(caller: Caller, job: string, amount: number, seconds: number, keyed?: Keyed): Promise<{ reference: string; holdId: string }> {
-    const reference = keyed ? await this.keyedReference(keyed, { job, userId: caller.userId, amount, seconds }) : await this.d.holds.beginNext(this.d.holds.manager, { job, userId: caller.userId, amount, seconds });
+    const reference = keyed
+      ? await this.keyedReference(keyed, { job, userId: caller.userId, amount, seconds })
+      : await this.d.holds.beginNext(this.d.holds.manager, { job, userId: caller.userId, amount, seconds });
     try {
       const hold = await this.d.credits.hold({ userId: caller.userId, amount, reference });
       return { reference, holdId: hold.id };

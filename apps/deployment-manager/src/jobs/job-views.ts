@@ -126,7 +126,11 @@ const opsOf = (definition: Record<string, unknown>): DefinedOp[] => (definition 
 
 /** Ops whose endpoints the poster alone may see (`private: true`). */
 function privateOps(definition: Record<string, unknown>): Set<string> {
-  return new Set(opsOf(definition).filter((op) => op.args?.private === true).map((op) => op.id));
+  return new Set(
+    opsOf(definition)
+      .filter((op) => op.args?.private === true)
+      .map((op) => op.id),
+  );
 }
 
 /** The job's own URL serves the first exposed port of an op that is not private: none, no URL to show. */

@@ -294,7 +294,10 @@ export class JobRepository extends BaseRepository {
 
   /** What the job costs, fixed once it ended (the same inputs give the same numbers on every retry). */
   async fixCost(address: string, billedSeconds: number, cost: number): Promise<void> {
-    await this.updating().set({ billed_seconds: billedSeconds, cost: String(cost) }).where('address = :address AND settled_at IS NULL', { address }).execute();
+    await this.updating()
+      .set({ billed_seconds: billedSeconds, cost: String(cost) })
+      .where('address = :address AND settled_at IS NULL', { address })
+      .execute();
   }
 
   async markSettled(address: string): Promise<void> {

@@ -60,7 +60,7 @@ export class JobsController {
    */
   @Get('{job}')
   @Security('bearerAuth', ['jobs:read'])
-  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  @Response<ErrorBody>(404, "No such job among the caller's")
   public getJob(@Request() req: ExRequest, @Path() job: string): Promise<JobRecord> {
     return this.query.get(callerOf(req), job);
   }
@@ -75,7 +75,7 @@ export class JobsController {
    */
   @Post('{job}/stop')
   @Security('bearerAuth', ['jobs:write'])
-  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  @Response<ErrorBody>(404, "No such job among the caller's")
   @Response<ErrorBody>(409, 'The job already completed or failed')
   public stopJob(@Request() req: ExRequest, @Path() job: string): Promise<JobRecord> {
     return this.control.stop(callerOf(req), job);
@@ -96,7 +96,7 @@ export class JobsController {
   @Post('{job}/extend')
   @Security('bearerAuth', ['jobs:write'])
   @Response<InsufficientBalanceErrorBody>(402, 'The balance does not cover the added seconds')
-  @Response<ErrorBody>(404, 'No such job among the caller\'s')
+  @Response<ErrorBody>(404, "No such job among the caller's")
   @Response<ErrorBody>(409, 'The job has ended')
   @Response<ErrorBody>(422, 'The Idempotency-Key was used with another request')
   public extendJob(@Request() req: ExRequest, @Path() job: string, @Body() body: ExtendJobRequest, @Header('Idempotency-Key') idempotencyKey?: string): Promise<JobRecord> {

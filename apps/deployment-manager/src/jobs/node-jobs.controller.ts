@@ -1,6 +1,16 @@
 import { Body, Path, Post, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
-import type { ClaimJobRequest, ClaimJobResponse, ErrorBody, FinishJobRequest, FinishJobResponse, ReportJobRequest, ReportJobResponse, SyncJobsRequest, SyncJobsResponse } from '@ocg/contracts';
+import type {
+  ClaimJobRequest,
+  ClaimJobResponse,
+  ErrorBody,
+  FinishJobRequest,
+  FinishJobResponse,
+  ReportJobRequest,
+  ReportJobResponse,
+  SyncJobsRequest,
+  SyncJobsResponse,
+} from '@ocg/contracts';
 import type { NodeJobsService } from './node-jobs.service';
 import { nodeOf } from '../identity';
 

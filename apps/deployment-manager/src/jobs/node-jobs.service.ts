@@ -86,7 +86,10 @@ export class NodeJobsService {
   async report(node: string, address: string, body: ReportJobRequest): Promise<ReportJobResponse> {
     const job = await this.assigned(node, address);
     await this.d.reports.upsertOps(this.d.reports.manager, address, (body.ops ?? []).map(cleanOp));
-    await this.d.reports.upsertEndpoints(address, (body.endpoints ?? []).map((e, i) => endpointState(address, e, i)));
+    await this.d.reports.upsertEndpoints(
+      address,
+      (body.endpoints ?? []).map((e, i) => endpointState(address, e, i)),
+    );
     if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]); // also acknowledges the claim
     return { stop: job.status !== 'RUNNING' };
   }
@@ -129,7 +132,10 @@ export class NodeJobsService {
       else if (job.status !== 'RUNNING') response.stop.push({ job: address, reason: job.end_reason ?? `the job is ${job.status}` });
       else response.deadlines.push({ job: address, deadline: deadlineOf(job) });
     }
-    await this.d.jobs.touch(node, response.deadlines.map((d) => d.job));
+    await this.d.jobs.touch(
+      node,
+      response.deadlines.map((d) => d.job),
+    );
     await this.failLost(node, listed);
     return response;
   }

@@ -29,6 +29,8 @@ export function exposesPublicly(definition: object): boolean {
 export function withPrivateLabels<T extends object>(definition: T): T {
   const ops = (definition as { ops?: DefinedOp[] }).ops;
   if (!ops?.some((op) => op.args?.private)) return definition;
-  const labelled = ops.map((op) => (op.type === 'container/run' && op.args?.private && !op.args.private_label ? { ...op, args: { ...op.args, private_label: newPrivateLabel() } } : op));
+  const labelled = ops.map((op) =>
+    op.type === 'container/run' && op.args?.private && !op.args.private_label ? { ...op, args: { ...op.args, private_label: newPrivateLabel() } } : op,
+  );
   return { ...definition, ops: labelled };
 }

@@ -33,7 +33,16 @@ export class ReportRepository extends BaseRepository {
       .createQueryBuilder()
       .insert()
       .into(JobEndpointEntity)
-      .values(latestBy(endpoints, (e) => `${e.op}:${e.port}`).map((e) => ({ job_address: job, op_id: e.op, port: e.port, host_label: e.host, status: e.status, updated_at: () => 'now()' })))
+      .values(
+        latestBy(endpoints, (e) => `${e.op}:${e.port}`).map((e) => ({
+          job_address: job,
+          op_id: e.op,
+          port: e.port,
+          host_label: e.host,
+          status: e.status,
+          updated_at: () => 'now()',
+        })),
+      )
       .orUpdate(['host_label', 'status', 'updated_at'], ['job_address', 'op_id', 'port'])
       .updateEntity(false)
       .execute();

@@ -24,8 +24,7 @@ export function serve(port: number, text = 'ok'): string {
 export const webJob = () => definition([runOp('web', serve(8080, 'hello'), { args: { expose: 8080 } })]);
 
 /** A job that prints a line, captures it as a result and ends. */
-export const quickJob = (text = 'answer=42') =>
-  definition([runOp('task', `echo ${text}`, { results: { answer: { regex: 'answer=(\\d+)', logType: ['stdout'] } } })]);
+export const quickJob = (text = 'answer=42') => definition([runOp('task', `echo ${text}`, { results: { answer: { regex: 'answer=(\\d+)', logType: ['stdout'] } } })]);
 
 /** A job that does nothing but wait. */
 export const sleeper = () => definition([runOp('sleep', 'sleep 3600')]);

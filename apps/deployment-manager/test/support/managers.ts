@@ -51,7 +51,10 @@ export async function startManagers(opts: { deploymentManagerUrl?: string } = {}
     ...base,
     hostManagerUrl,
     async createMarket(body = {}) {
-      const res = await call(hostManagerUrl, 'POST', '/markets', { key: base.adminKey, body: { name: `Market ${++counter} ${process.pid}`, pricePerSecond: 1000, defaultDurationSeconds: 60, ...body } });
+      const res = await call(hostManagerUrl, 'POST', '/markets', {
+        key: base.adminKey,
+        body: { name: `Market ${++counter} ${process.pid}`, pricePerSecond: 1000, defaultDurationSeconds: 60, ...body },
+      });
       if (res.status !== 200) throw new Error(`market not created: ${JSON.stringify(res.body)}`);
       return res.body as CreateMarketResponse;
     },
@@ -117,12 +120,7 @@ async function launch(only: string[], deploymentManagerUrl?: string): Promise<Cl
 }
 
 /** One JSON request; `key` becomes `Authorization: Bearer <key>`. */
-export async function call<T = any>(
-  base: string,
-  method: string,
-  path: string,
-  opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<Reply<T>> {
+export async function call<T = any>(base: string, method: string, path: string, opts: { key?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.key) headers.authorization = `Bearer ${opts.key}`;
   if (opts.body !== undefined) headers['content-type'] = 'application/json';

@@ -67,7 +67,14 @@ const AGENT_ENTRY = resolve(__dirname, '../../../node-agent/src/main.ts');
  * cannot import another app (module boundaries), and a process also runs
  * main.ts's composition. Short timings so tests take seconds.
  */
-export async function startAgent(opts: { controlPlaneUrl: string; market: string; joinToken: string; node?: SignedNode; nodeId?: string; env?: Record<string, string> }): Promise<AgentProcess> {
+export async function startAgent(opts: {
+  controlPlaneUrl: string;
+  market: string;
+  joinToken: string;
+  node?: SignedNode;
+  nodeId?: string;
+  env?: Record<string, string>;
+}): Promise<AgentProcess> {
   const node = opts.node ?? new SignedNode();
   // A restarted agent keeps its predecessor's node id to adopt its jobs.
   const nodeId = opts.nodeId ?? `t-dm-${randomBytes(3).toString('hex')}`;
@@ -123,12 +130,23 @@ async function waitForLine(lines: string[], text: string, timeoutMs: number, exi
 async function removeNodeObjects(nodeId: string): Promise<void> {
   const docker = new Docker({ socketPath: '/var/run/docker.sock' });
   const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
   for (const n of await docker.listNetworks({ filters })) {
     const job = n.Labels?.['ocg.job'];
     if (job) await dropJobRules(job); // the agent removes them with the network; a test that stopped it first must too
-    await docker.getNetwork(n.Id).remove().catch(() => undefined);
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => undefined);
   }
 }
 

@@ -5,7 +5,18 @@ import { BlockList } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
-import { createAddressPolicy, createWsProxy, forward, guardedLookup, guardUpgradeSocket, INTERNAL_HEADER_PREFIX, refuseUpgrade, urlRefusal, type AddressPolicy, type Forwarded } from '@ocg/http';
+import {
+  createAddressPolicy,
+  createWsProxy,
+  forward,
+  guardedLookup,
+  guardUpgradeSocket,
+  INTERNAL_HEADER_PREFIX,
+  refuseUpgrade,
+  urlRefusal,
+  type AddressPolicy,
+  type Forwarded,
+} from '@ocg/http';
 import { forwardedOf } from '../forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
@@ -85,9 +96,15 @@ export function createIngress(opts: IngressOptions): Ingress {
     if (target.kind === 'node' && !isNodeApiRoute(req.method, req.url)) {
       return sendError(res, 404, 'NotFoundError', 'NOT_FOUND', `no node API operation at ${req.method} ${(req.url ?? '/').split('?')[0]}`, requestId);
     }
-    if (target.kind === 'node-offline') return sendError(res, 503, 'ServiceUnavailableError', 'NODE_OFFLINE', 'This node has not been seen recently; it serves nothing until it is back', requestId);
+    if (target.kind === 'node-offline')
+      return sendError(res, 503, 'ServiceUnavailableError', 'NODE_OFFLINE', 'This node has not been seen recently; it serves nothing until it is back', requestId);
     if (target.kind === 'not-ready') {
-      return sendNotFoundPage(res, req.headers.host ?? '', target.status === 'QUEUED' ? 'The job is queued and waits for a node.' : `The job is ${target.status.toLowerCase()}.`, requestId);
+      return sendNotFoundPage(
+        res,
+        req.headers.host ?? '',
+        target.status === 'QUEUED' ? 'The job is queued and waits for a node.' : `The job is ${target.status.toLowerCase()}.`,
+        requestId,
+      );
     }
     if (target.kind === 'unknown') return sendNotFoundPage(res, req.headers.host ?? '', 'No job or node has this address.', requestId);
     if (!r.url) {
@@ -127,7 +144,12 @@ export function createIngress(opts: IngressOptions): Ingress {
           for (const name of Object.keys(req.headers)) {
             if (name.startsWith(INTERNAL_HEADER_PREFIX) || name === 'forwarded' || name.startsWith('x-forwarded-') || name === 'x-real-ip') delete req.headers[name];
           }
-          const headers = { 'x-forwarded-for': forwarded.for, 'x-forwarded-host': forwarded.host, 'x-forwarded-proto': forwarded.proto, ...(requestId ? { 'x-request-id': requestId } : {}) };
+          const headers = {
+            'x-forwarded-for': forwarded.for,
+            'x-forwarded-host': forwarded.host,
+            'x-forwarded-proto': forwarded.proto,
+            ...(requestId ? { 'x-request-id': requestId } : {}),
+          };
           wsProxy.proxy(req, socket, head, { url: url.href, agent: url.protocol === 'https:' ? agents.https : agents.http, headers }, (err) =>
             logger.debug({ err: err.message, target: target.ingressUrl }, 'websocket to node ingress failed'),
           );

@@ -30,7 +30,8 @@ export interface RouteServices {
 export function routeServices(opts: RouteLookupOptions): RouteServices {
   // No retries: the resolver remembers a failed lookup for its negativeMs instead, which is what bounds the
   // lookups a flood of unknown hosts costs the control plane (retries would multiply them).
-  const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000, retries: 0 });
+  const service = (name: string, baseUrl: string) =>
+    new ServiceClient({ service: name, baseUrl, internalToken: opts.internalToken, timeoutMs: opts.timeoutMs ?? 5000, retries: 0 });
   return { deploymentManager: service('deployment-manager', opts.deploymentManagerUrl), hostManager: service('host-manager', opts.hostManagerUrl) };
 }
 

@@ -52,12 +52,20 @@ export interface LayoutOptions {
 
 export function layout({ title, body, refreshSeconds }: LayoutOptions): string {
   return html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
-${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ''}
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<style>${new Html(STYLE)}</style>
-</head><body>${body}</body></html>
-`.text;
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <title>${title}</title>
+        ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}" />` : ''}
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <style>
+          ${new Html(STYLE)}
+        </style>
+      </head>
+      <body>
+        ${body}
+      </body>
+    </html> `.text;
 }
 
 export const statusBadge = (status: string): Html => html`<span class="status ${status}">${status}</span>`;
@@ -71,7 +79,9 @@ export function time(iso: string | null | undefined): Html {
 /** Integer units as credits: 1,500 units → `0.0015 credits`. */
 export function credits(units: number): string {
   const whole = Math.floor(units / CREDIT_UNITS);
-  const fraction = String(units % CREDIT_UNITS).padStart(6, '0').replace(/0+$/, '');
+  const fraction = String(units % CREDIT_UNITS)
+    .padStart(6, '0')
+    .replace(/0+$/, '');
   return `${whole.toLocaleString('en-US')}${fraction ? `.${fraction}` : ''} ${units === CREDIT_UNITS ? 'credit' : 'credits'}`;
 }
 

@@ -73,7 +73,7 @@ describe('lookUpRoute', () => {
     await expect(lookUpRoute('j1', opts)).resolves.toEqual({ kind: 'not-ready', job: 'J1', status: 'NODE_UNKNOWN' });
   });
 
-  it("sends an address that is no job to the node of that address, if it is online", async () => {
+  it('sends an address that is no job to the node of that address, if it is online', async () => {
     nodes.set('/internal/nodes/n1', { address: 'N1', ingressUrl: 'https://node.example:7443', status: 'ONLINE' });
     await expect(lookUpRoute('n1', opts)).resolves.toEqual({ kind: 'node', node: 'N1', ingressUrl: 'https://node.example:7443' });
     nodes.set('/internal/nodes/n1', { address: 'N1', ingressUrl: 'https://node.example:7443' });

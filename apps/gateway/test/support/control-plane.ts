@@ -144,7 +144,10 @@ export async function userAndMarket(cp: ControlPlane): Promise<{ key: string; ma
   if (made.status !== 200) throw new Error(`user not created: ${JSON.stringify(made.body)}`);
   const granted = await call(cp.urls['client-manager'], 'POST', '/credits/grant', { key: cp.adminKey, body: { userId: made.body.user.id, amount: 100_000_000, reason: 'test' } });
   if (granted.status !== 200) throw new Error(`credits not granted: ${JSON.stringify(granted.body)}`);
-  const market = await call(cp.urls['host-manager'], 'POST', '/markets', { key: cp.adminKey, body: { name: `Data plane ${process.pid} ${Date.now()}`, pricePerSecond: 1, defaultDurationSeconds: 900 } });
+  const market = await call(cp.urls['host-manager'], 'POST', '/markets', {
+    key: cp.adminKey,
+    body: { name: `Data plane ${process.pid} ${Date.now()}`, pricePerSecond: 1, defaultDurationSeconds: 900 },
+  });
   if (market.status !== 200) throw new Error(`market not created: ${JSON.stringify(market.body)}`);
   return { key: made.body.apiKey.key, market: market.body };
 }
@@ -153,7 +156,13 @@ export async function userAndMarket(cp: ControlPlane): Promise<{ key: string; ma
 export const webJob = () => ({
   version: '0.1',
   type: 'container',
-  ops: [{ type: 'container/run', id: 'web', args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', 'mkdir -p /www && echo hello > /www/index.html && httpd -f -p 8080 -h /www'], expose: 8080 } }],
+  ops: [
+    {
+      type: 'container/run',
+      id: 'web',
+      args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', 'mkdir -p /www && echo hello > /www/index.html && httpd -f -p 8080 -h /www'], expose: 8080 },
+    },
+  ],
 });
 
 export interface AgentProcess {
@@ -214,9 +223,21 @@ export async function startAgent(controlPlaneUrl: string, market: { name: string
 async function removeNodeObjects(nodeId: string): Promise<void> {
   const docker = new Docker({ socketPath: '/var/run/docker.sock' });
   const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) await docker.getNetwork(n.Id).remove().catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
+  for (const n of await docker.listNetworks({ filters }))
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => undefined);
 }
 
 /** GET through the gateway with a job or node host; never throws (status 0: no answer within 5 s). */

@@ -84,11 +84,23 @@ export class BenchmarkRepository {
   async write(manager: EntityManager, changes: BenchmarkTemplateChange[], templates: BenchmarkTemplate[]): Promise<void> {
     const bySlug = new Map(templates.map((t) => [t.slug, t]));
     const saved = changes.filter((c) => c.status === 'added' || c.status === 'updated').map((c) => bySlug.get(c.slug));
-    await this.saveBenchmarks(manager, saved.filter((t): t is BenchmarkTemplate => t !== undefined));
-    await this.deleteBenchmarks(manager, changes.filter((c) => c.status === 'removed').map((c) => c.slug));
-    const created = await this.createThresholds(manager, changes.filter((c) => c.reconciliation.needsThreshold));
+    await this.saveBenchmarks(
+      manager,
+      saved.filter((t): t is BenchmarkTemplate => t !== undefined),
+    );
+    await this.deleteBenchmarks(
+      manager,
+      changes.filter((c) => c.status === 'removed').map((c) => c.slug),
+    );
+    const created = await this.createThresholds(
+      manager,
+      changes.filter((c) => c.reconciliation.needsThreshold),
+    );
     await this.upsertLinks(manager, changes, created, bySlug);
-    await this.deleteLinks(manager, changes.flatMap((c) => c.reconciliation.remove));
+    await this.deleteLinks(
+      manager,
+      changes.flatMap((c) => c.reconciliation.remove),
+    );
   }
 
   private async saveBenchmarks(manager: EntityManager, templates: BenchmarkTemplate[]): Promise<void> {

@@ -1,4 +1,13 @@
-import { DEFAULT_JOB_LIMITS, type CreateMarketRequest, type CreateMarketResponse, type ListMarketsResponse, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord, type UpdateMarketRequest } from '@ocg/contracts';
+import {
+  DEFAULT_JOB_LIMITS,
+  type CreateMarketRequest,
+  type CreateMarketResponse,
+  type ListMarketsResponse,
+  type MarketContainerPolicyUpdate,
+  type MarketJobLimitsUpdate,
+  type MarketRecord,
+  type UpdateMarketRequest,
+} from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
 import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
 import { generateAddress, generateJoinToken } from './join-token';
@@ -84,7 +93,10 @@ export class MarketService {
 }
 
 function checkName(name: string): string {
-  if (isAddress(name)) throw new ValidationError('Validation failed: /name: must not look like a market address', [{ path: '/name', message: 'must not look like a market address (base58 of 32 bytes)' }]);
+  if (isAddress(name))
+    throw new ValidationError('Validation failed: /name: must not look like a market address', [
+      { path: '/name', message: 'must not look like a market address (base58 of 32 bytes)' },
+    ]);
   return name;
 }
 

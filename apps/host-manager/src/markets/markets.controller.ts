@@ -1,5 +1,14 @@
 import { Body, Get, Path, Post, Response, Route, Security, Tags } from '@tsoa/runtime';
-import type { CreateMarketRequest, CreateMarketResponse, ErrorBody, ListMarketsResponse, MarketRecord, RotateJoinTokenRequest, RotateJoinTokenResponse, UpdateMarketRequest } from '@ocg/contracts';
+import type {
+  CreateMarketRequest,
+  CreateMarketResponse,
+  ErrorBody,
+  ListMarketsResponse,
+  MarketRecord,
+  RotateJoinTokenRequest,
+  RotateJoinTokenResponse,
+  UpdateMarketRequest,
+} from '@ocg/contracts';
 import type { NodeControlService } from '../nodes/node-control.service';
 import type { MarketService } from './market.service';
 

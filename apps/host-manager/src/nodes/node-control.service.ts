@@ -6,7 +6,7 @@ import type { NodePresence } from './presence';
 
 export const DISABLED_REASON = 'node disabled by an operator';
 export const REMOVED_REASON = 'node removed by an operator';
-export const REVOKED_REASON = 'node revoked: its market\'s join token was rotated';
+export const REVOKED_REASON = "node revoked: its market's join token was rotated";
 
 /**
  * Operators taking nodes out. Disabling marks the node first (claims,

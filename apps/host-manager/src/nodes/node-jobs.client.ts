@@ -25,5 +25,4 @@ export class DeploymentManagerClient implements NodeJobsStopper {
   }
 }
 
-const unavailable = (detail: string) =>
-  new ServiceUnavailableError(`deployment-manager could not stop the node's jobs (${detail}); the node is disabled, try again shortly`);
+const unavailable = (detail: string) => new ServiceUnavailableError(`deployment-manager could not stop the node's jobs (${detail}); the node is disabled, try again shortly`);

@@ -1,4 +1,13 @@
-import type { ListMarketNodesResponse, ListNodesResponse, NodeHeartbeatRequest, NodeHeartbeatResponse, NodeRecord, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type {
+  ListMarketNodesResponse,
+  ListNodesResponse,
+  NodeHeartbeatRequest,
+  NodeHeartbeatResponse,
+  NodeRecord,
+  NodeSpecs,
+  RegisterNodeRequest,
+  RegisterNodeResponse,
+} from '@ocg/contracts';
 import { createAddressPolicy, ForbiddenError, NotFoundError, urlRefusal, ValidationError, type AddressPolicy } from '@ocg/http';
 import { DEFAULT_NODE_CAPACITY } from '@ocg/contracts';
 import { joinTokenMatches } from '../markets/join-token';

@@ -23,7 +23,7 @@ export class NodeJobsDescription {
    * @maxLength job 100
    */
   @Get('{job}/ops')
-  @Response<ErrorBody>(404, 'The job is not running on this node, or the header is not its poster\'s')
+  @Response<ErrorBody>(404, "The job is not running on this node, or the header is not its poster's")
   @Security('nodeApiHeader')
   public getNodeJobOps(@Path() job: string): Promise<NodeJobStatus> {
     return described(job);
@@ -37,7 +37,7 @@ export class NodeJobsDescription {
    * @maxLength job 100
    */
   @Get('{job}/results')
-  @Response<ErrorBody>(404, 'The job is not running on this node, or the header is not its poster\'s')
+  @Response<ErrorBody>(404, "The job is not running on this node, or the header is not its poster's")
   @Security('nodeApiHeader')
   public getNodeJobResults(@Path() job: string): Promise<GetNodeJobResultsResponse> {
     return described(job);

@@ -44,6 +44,7 @@ function parseStreams(value: unknown): ReadonlySet<LogStream> | undefined {
   if (value === undefined) return undefined;
   const names = String(value).split(',').filter(Boolean);
   const bad = names.filter((n) => !STREAMS.has(n));
-  if (bad.length > 0) throw new ValidationError(`unknown log streams: ${bad.join(', ')} (known: stdout, stderr, nodeerr)`, [{ path: '/streams', message: 'stdout, stderr or nodeerr' }]);
+  if (bad.length > 0)
+    throw new ValidationError(`unknown log streams: ${bad.join(', ')} (known: stdout, stderr, nodeerr)`, [{ path: '/streams', message: 'stdout, stderr or nodeerr' }]);
   return new Set(names as LogStream[]);
 }

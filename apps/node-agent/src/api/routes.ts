@@ -15,15 +15,44 @@ export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSecond
   const router = Router();
   const auth = posterAuth(executor, node, authMaxAgeSeconds);
   const p = (req: Request, name: string): string => String(req.params[name]);
-  const control = (act: (req: Request) => Promise<OpStatus[]>) => handle(async (req, res) => res.json({ job: executor.status(p(req, 'job')).job, ops: await act(req) } satisfies ControlNodeOpsResponse));
+  const control = (act: (req: Request) => Promise<OpStatus[]>) =>
+    handle(async (req, res) => res.json({ job: executor.status(p(req, 'job')).job, ops: await act(req) } satisfies ControlNodeOpsResponse));
 
-  router.get('/job/:job/ops', auth, handle((req, res) => res.json(executor.status(p(req, 'job')) satisfies NodeJobStatus)));
-  router.get('/job/:job/results', auth, handle((req, res) => res.json(resultsBody(executor, p(req, 'job')))));
-  router.get('/job/:job/ops/:opid/logs', auth, handle((req, res) => sendLogs(req, res, executor.logs(p(req, 'job'), p(req, 'opid')), p(req, 'job'))));
-  router.post('/job/:job/group/:group/operation/:opid/stop', auth, control((req) => executor.stopOp(p(req, 'job'), p(req, 'group'), p(req, 'opid'))));
-  router.post('/job/:job/group/:group/operation/:opid/restart', auth, control((req) => executor.restartOp(p(req, 'job'), p(req, 'group'), p(req, 'opid'))));
-  router.post('/job/:job/group/:group/stop', auth, control((req) => executor.stopGroup(p(req, 'job'), p(req, 'group'))));
-  router.post('/job/:job/group/:group/restart', auth, control((req) => executor.restartGroup(p(req, 'job'), p(req, 'group'))));
+  router.get(
+    '/job/:job/ops',
+    auth,
+    handle((req, res) => res.json(executor.status(p(req, 'job')) satisfies NodeJobStatus)),
+  );
+  router.get(
+    '/job/:job/results',
+    auth,
+    handle((req, res) => res.json(resultsBody(executor, p(req, 'job')))),
+  );
+  router.get(
+    '/job/:job/ops/:opid/logs',
+    auth,
+    handle((req, res) => sendLogs(req, res, executor.logs(p(req, 'job'), p(req, 'opid')), p(req, 'job'))),
+  );
+  router.post(
+    '/job/:job/group/:group/operation/:opid/stop',
+    auth,
+    control((req) => executor.stopOp(p(req, 'job'), p(req, 'group'), p(req, 'opid'))),
+  );
+  router.post(
+    '/job/:job/group/:group/operation/:opid/restart',
+    auth,
+    control((req) => executor.restartOp(p(req, 'job'), p(req, 'group'), p(req, 'opid'))),
+  );
+  router.post(
+    '/job/:job/group/:group/stop',
+    auth,
+    control((req) => executor.stopGroup(p(req, 'job'), p(req, 'group'))),
+  );
+  router.post(
+    '/job/:job/group/:group/restart',
+    auth,
+    control((req) => executor.restartGroup(p(req, 'job'), p(req, 'group'))),
+  );
   return router;
 }
 

@@ -100,7 +100,11 @@ export class Membership {
       this.markRegistered(); // host-manager knew the node (registered before the control plane went away): it is present again
       return true;
     } catch (err) {
-      if (err instanceof ControlPlaneError && err.status === 404) return this.register().then(() => true, () => false);
+      if (err instanceof ControlPlaneError && err.status === 404)
+        return this.register().then(
+          () => true,
+          () => false,
+        );
       this.logger.warn({ err: (err as Error).message }, 'heartbeat failed');
       return false;
     }

@@ -83,7 +83,11 @@ export class ControlPlaneSource implements JobSource {
 
   private async claim(): Promise<JobAssignmentRecord | null> {
     const wait = this.settings.claimWaitSeconds;
-    const res = await this.client.post<ClaimJobResponse>('/node-jobs/claim', { market: this.settings.market, waitSeconds: wait }, { extraTimeoutMs: wait * 1000, signal: this.claiming.signal });
+    const res = await this.client.post<ClaimJobResponse>(
+      '/node-jobs/claim',
+      { market: this.settings.market, waitSeconds: wait },
+      { extraTimeoutMs: wait * 1000, signal: this.claiming.signal },
+    );
     return res.assignment;
   }
 

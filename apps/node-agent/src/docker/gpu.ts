@@ -19,7 +19,10 @@ export async function gpuDevices(hasGpus: boolean, configured: string[] | undefi
   if (configured && configured.length > 0) return configured;
   try {
     const { stdout } = await run('nvidia-smi', ['--query-gpu=index', '--format=csv,noheader'], { timeout: 10_000 });
-    const ids = stdout.split('\n').map((l) => l.trim()).filter((l) => /^\d+$/.test(l));
+    const ids = stdout
+      .split('\n')
+      .map((l) => l.trim())
+      .filter((l) => /^\d+$/.test(l));
     if (ids.length > 0) return ids;
   } catch {
     // no nvidia-smi on this machine

@@ -69,7 +69,10 @@ function privateResolvers(): string[] {
 }
 
 async function rulesOf(docker: Docker, network: string, job: string, allow: string[]): Promise<string[][] | undefined> {
-  const info = await docker.getNetwork(network).inspect().catch(() => undefined);
+  const info = await docker
+    .getNetwork(network)
+    .inspect()
+    .catch(() => undefined);
   if (!info?.Id) return undefined;
   const bridge = `br-${String(info.Id).slice(0, 12)}`;
   const tag = ['-m', 'comment', '--comment', `ocg-job-${job}`];

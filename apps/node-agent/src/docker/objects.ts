@@ -74,7 +74,10 @@ export async function removeJobObjects(docker: Docker, node: string, job: string
   await limiter.all(containers, (c) => attempt(docker.getContainer(c.Id).remove({ force: true, v: true })));
   const { Volumes } = await docker.listVolumes({ filters });
   const isNote = (v: { Labels: Record<string, string> | null }) => v.Labels?.[LABEL.kind] === 'note';
-  await limiter.all((Volumes ?? []).filter((v) => !isNote(v)), (v) => attempt(docker.getVolume(v.Name).remove()));
+  await limiter.all(
+    (Volumes ?? []).filter((v) => !isNote(v)),
+    (v) => attempt(docker.getVolume(v.Name).remove()),
+  );
   const networks = await docker.listNetworks({ filters });
   await Promise.all(networks.map((n) => attempt(removeNetwork(docker, n.Id))));
   if (errors.length > 0) throw new Error(`${errors.length} objects of job ${job} could not be removed: ${errors[0]}`);
@@ -125,7 +128,11 @@ export async function countJobObjects(docker: Docker, node: string, job: string)
 }
 
 /** An object of that name exists: it must be this agent's, never another agent's on the same engine. */
-export async function assertOurs(inspected: Promise<{ Labels?: Record<string, string> | null; Config?: { Labels?: Record<string, string> } }>, node: string, what: string): Promise<void> {
+export async function assertOurs(
+  inspected: Promise<{ Labels?: Record<string, string> | null; Config?: { Labels?: Record<string, string> } }>,
+  node: string,
+  what: string,
+): Promise<void> {
   const info = await inspected;
   const labels = info.Labels ?? info.Config?.Labels ?? {};
   if (labels[LABEL.node] !== node) throw new Error(`${what} belongs to another node agent on this engine (${labels[LABEL.node] ?? 'not an agent object'})`);

@@ -79,7 +79,7 @@ export class DiskWatcher {
         if (reason) j.fail(reason);
       }
     } catch (err) {
-      this.logger.warn({ err }, 'measuring the jobs\' disk use failed; trying again next tick');
+      this.logger.warn({ err }, "measuring the jobs' disk use failed; trying again next tick");
     }
     this.logger.debug({ jobs: watched.length, ms: Date.now() - began }, 'disk use measured');
   }
@@ -93,7 +93,10 @@ export class DiskWatcher {
       return found;
     };
     // SizeRw is in the answer with `size: true`, though not in dockerode's type.
-    const containers: Array<Docker.ContainerInfo & { SizeRw?: number }> = await this.docker.listContainers({ size: true, filters: labelFilter(this.node, { [LABEL.kind]: 'op-container' }) });
+    const containers: Array<Docker.ContainerInfo & { SizeRw?: number }> = await this.docker.listContainers({
+      size: true,
+      filters: labelFilter(this.node, { [LABEL.kind]: 'op-container' }),
+    });
     for (const c of containers) {
       const job = c.Labels[LABEL.job];
       if (job) of(job).containers.push({ op: c.Labels[LABEL.op] ?? c.Id, bytes: c.SizeRw ?? 0 });

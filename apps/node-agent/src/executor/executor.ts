@@ -69,7 +69,13 @@ export class Executor implements JobSink {
   private draining = false;
 
   constructor(private readonly opts: ExecutorOptions) {
-    this.events = new EngineEvents(opts.docker, opts.node, opts.logger, (e) => this.onEvent(e), () => this.resync());
+    this.events = new EngineEvents(
+      opts.docker,
+      opts.node,
+      opts.logger,
+      (e) => this.onEvent(e),
+      () => this.resync(),
+    );
     this.startPool = new Pool(opts.startConcurrency);
     this.stopPool = new Pool(opts.stopConcurrency);
     this.cleaner = new Cleaner(opts.docker, opts.node, this.stopPool, opts.logger);

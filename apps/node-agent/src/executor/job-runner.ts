@@ -164,7 +164,6 @@ export class JobRunner {
     clearTimeout(this.deadlineTimer);
     for (const op of this.ops) op.dispose();
     this.cancel.abort(); // starts still queued are left to the next agent, which finds those ops without a container
-
   }
 
   async note(note: Note): Promise<void> {
@@ -248,7 +247,10 @@ export class JobRunner {
     const summary: JobSummary = { ...jobStatus(this, this.deps.domain), results: jobResults(this) };
     await this.report(summary);
     for (const op of this.ops) op.dispose();
-    if (this.ownsNetwork) await this.deps.isolation?.release(this.deps.docker, names.network(this.job), this.job).catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
+    if (this.ownsNetwork)
+      await this.deps.isolation
+        ?.release(this.deps.docker, names.network(this.job), this.job)
+        .catch((err: unknown) => this.logger.error({ err }, 'removing the network rules failed'));
     await this.deps.cleaner.clean(this.job);
     this.logger.info({ state }, 'job ended and cleaned up');
     this.deps.onEnded(this, summary);

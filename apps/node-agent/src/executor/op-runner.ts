@@ -222,7 +222,9 @@ export class OpRunner {
     this.released = !this.hasPorts;
     if (info.State.Status === 'created') {
       // Created but never started: the agent died in between. Start over.
-      await this.container().remove({ force: true }).catch(() => undefined);
+      await this.container()
+        .remove({ force: true })
+        .catch(() => undefined);
       Object.assign(this, { containerId: undefined, startedAt: null, released: false });
       return;
     }
@@ -363,10 +365,16 @@ export class OpRunner {
   private makeMonitors(): PortMonitor[] {
     return this.ports.map(
       (p) =>
-        new PortMonitor(p.port, p.checks, () => (this.ip ? { host: this.ip, port: p.port } : undefined), this.ctx.health, () => {
-          if (!this.released && this.monitors.every((m) => m.ready)) this.released = true;
-          this.changed();
-        }),
+        new PortMonitor(
+          p.port,
+          p.checks,
+          () => (this.ip ? { host: this.ip, port: p.port } : undefined),
+          this.ctx.health,
+          () => {
+            if (!this.released && this.monitors.every((m) => m.ready)) this.released = true;
+            this.changed();
+          },
+        ),
     );
   }
 

@@ -88,9 +88,7 @@ export function stageReady(plan: StagePlan, ops: ReadonlyMap<string, OpView>, in
 /** Nothing runs and nothing can start: name what the stage still waits for. */
 function stuckReason(plan: StagePlan, ops: ReadonlyMap<string, OpView>, index: number): string {
   const stage = plan.stages[index];
-  const missing = stage.readyWhen.healthy
-    .filter((id) => !viewOf(ops, id).released)
-    .map((id) => `${id} ${viewOf(ops, id).state} before its ports were ready`);
+  const missing = stage.readyWhen.healthy.filter((id) => !viewOf(ops, id).released).map((id) => `${id} ${viewOf(ops, id).state} before its ports were ready`);
   return `stage ${stage.name} can never become ready${missing.length ? `: ${missing.join('; ')}` : ''}`;
 }
 

@@ -142,12 +142,23 @@ export async function leftovers(docker: Docker, node: string, job?: string): Pro
 /** Last-resort cleanup after a failed spec, so one failure does not leak into the next run. */
 export async function removeEverything(docker: Docker, node: string): Promise<void> {
   const filters = labelFilter(node);
-  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(() => undefined);
+  for (const c of await docker.listContainers({ all: true, filters }))
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
+    await docker
+      .getVolume(v.Name)
+      .remove()
+      .catch(() => undefined);
   for (const n of await docker.listNetworks({ filters })) {
     const job = n.Labels?.[LABEL.job];
     if (job) await dropJobRules(job);
-    await docker.getNetwork(n.Id).remove().catch(() => undefined);
+    await docker
+      .getNetwork(n.Id)
+      .remove()
+      .catch(() => undefined);
   }
 }
 

@@ -13,12 +13,15 @@ export function request(url: string, opts: { method?: string; host?: string; hea
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.host) headers.host = opts.host;
   return new Promise((resolve, reject) => {
-    const req = http.request({ hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: opts.method ?? 'GET', headers, agent: false }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
-    });
+    const req = http.request(
+      { hostname: target.hostname, port: target.port, path: target.pathname + target.search, method: opts.method ?? 'GET', headers, agent: false },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => (body += d));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }));
+      },
+    );
     req.on('error', reject);
     req.end(opts.body);
   });
@@ -44,7 +47,11 @@ export function firstWsMessage(ingressUrl: string, label: string): Promise<strin
 }
 
 /** Reads an NDJSON stream until `done` says enough or the server ends it. */
-export function readNdjson(url: string, headers: Record<string, string>, done: (lines: { text: string }[]) => boolean): Promise<{ lines: { text: string }[]; ended: boolean; status: number }> {
+export function readNdjson(
+  url: string,
+  headers: Record<string, string>,
+  done: (lines: { text: string }[]) => boolean,
+): Promise<{ lines: { text: string }[]; ended: boolean; status: number }> {
   return new Promise((resolve, reject) => {
     const lines: { text: string }[] = [];
     const req = http.get(url, { headers, agent: false }, (res) => {

@@ -12,11 +12,13 @@ const posted = await api.POST('/jobs', { body });
 const job = await api.GET('/jobs/{job}', { params: { path: { job: posted.data?.address ?? 'none' } } });
 const anonymous = await createApiClient({ baseUrl }).POST('/jobs', { body });
 
-console.log(JSON.stringify({
-  node: process.version,
-  version: manifest.version,
-  markets: markets.data?.markets.map((m) => m.name),
-  posted: { status: posted.response.status, address: posted.data?.address, error: posted.error },
-  job: job.data,
-  anonymous: { status: anonymous.response.status, error: anonymous.error },
-}));
+console.log(
+  JSON.stringify({
+    node: process.version,
+    version: manifest.version,
+    markets: markets.data?.markets.map((m) => m.name),
+    posted: { status: posted.response.status, address: posted.data?.address, error: posted.error },
+    job: job.data,
+    anonymous: { status: anonymous.response.status, error: anonymous.error },
+  }),
+);

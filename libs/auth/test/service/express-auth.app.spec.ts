@@ -32,7 +32,11 @@ async function post(app: express.Express, body: unknown, headers: Record<string,
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   try {
     const { port } = server.address() as { port: number };
-    const res = await fetch(`http://127.0.0.1:${port}/nodes/heartbeat`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const res = await fetch(`http://127.0.0.1:${port}/nodes/heartbeat`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   } finally {
     server.close();
@@ -44,19 +48,43 @@ describe('express auth with an injected clock', () => {
   const headers = signNodeRequest(node, { method: 'POST', path: '/nodes/heartbeat', body }, { now: SIGNED_AT });
 
   it('accepts a node signature that is fresh by the injected clock (though years old by the wall clock)', async () => {
-    const res = await post(appWithClock(() => SIGNED_AT + 60_000), body, headers);
+    const res = await post(
+      appWithClock(() => SIGNED_AT + 60_000),
+      body,
+      headers,
+    );
     expect(res).toEqual({ status: 200, body: { kind: 'node', userId: null, nodeAddress: node.address, scopes: [] } });
   });
 
   it('answers 401 for a node signature older than the maximum age by the injected clock', async () => {
-    const res = await post(appWithClock(() => SIGNED_AT + 301_000), body, headers);
+    const res = await post(
+      appWithClock(() => SIGNED_AT + 301_000),
+      body,
+      headers,
+    );
     expect(res.status).toBe(401);
     expect(res.body).toMatchObject({ name: 'UnauthorizedError', status: 401 });
     expect(String(res.body.message)).toMatch(/expired|old/i);
   });
 
   it('applies the configured maximum age', async () => {
-    expect((await post(appWithClock(() => SIGNED_AT + 20_000, 10), body, headers)).status).toBe(401);
-    expect((await post(appWithClock(() => SIGNED_AT + 5_000, 10), body, headers)).status).toBe(200);
+    expect(
+      (
+        await post(
+          appWithClock(() => SIGNED_AT + 20_000, 10),
+          body,
+          headers,
+        )
+      ).status,
+    ).toBe(401);
+    expect(
+      (
+        await post(
+          appWithClock(() => SIGNED_AT + 5_000, 10),
+          body,
+          headers,
+        )
+      ).status,
+    ).toBe(200);
   });
 });

@@ -19,7 +19,10 @@ const auth = createExpressAuthentication({ keys, internalToken: 'internal-token-
 const req = (headers: Record<string, string>, extra: Partial<Request> = {}) => ({ headers, method: 'GET', originalUrl: '/x', ...extra }) as unknown as Request;
 
 async function failure(p: Promise<unknown>): Promise<HttpError> {
-  const err = await p.then(() => undefined, (e: unknown) => e);
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(err instanceof HttpError)) throw new Error(`expected an HttpError, got ${String(err)}`);
   return err;
 }

@@ -94,7 +94,17 @@ describe('node request signing', () => {
   });
 
   it('explains every failure', () => {
-    const reasons = ['missing-node-header', 'bad-node-address', 'missing-signature', 'malformed', 'unexpected-message', 'timestamp-required', 'from-the-future', 'expired', 'bad-signature'] as const;
+    const reasons = [
+      'missing-node-header',
+      'bad-node-address',
+      'missing-signature',
+      'malformed',
+      'unexpected-message',
+      'timestamp-required',
+      'from-the-future',
+      'expired',
+      'bad-signature',
+    ] as const;
     expect(reasons.map(describeNodeFailure)).toEqual([
       'Node signature rejected: missing x-ocg-node header (the node address)',
       'Node signature rejected: x-ocg-node is not a node address (base58 of 32 bytes)',

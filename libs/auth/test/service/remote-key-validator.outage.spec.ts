@@ -46,11 +46,14 @@ describe('remoteKeyValidator while Redis is down', () => {
     await validator.validate(key);
     expect(asked).toBe(1);
     await redisServer.stop();
-    await waitFor(async () => {
-      const before = asked;
-      await validator.validate(key);
-      return asked > before;
-    }, { timeoutMs: 5000, what: 'the cache to be dropped with the subscription' });
+    await waitFor(
+      async () => {
+        const before = asked;
+        await validator.validate(key);
+        return asked > before;
+      },
+      { timeoutMs: 5000, what: 'the cache to be dropped with the subscription' },
+    );
     const before = asked;
     const started = Date.now();
     for (let i = 0; i < 5; i++) expect(await validator.validate(key)).toMatchObject({ apiKeyId: 'key_1', userId: 'usr_1' });
@@ -58,11 +61,14 @@ describe('remoteKeyValidator while Redis is down', () => {
     expect(asked - before).toBe(5);
     await redisServer.start();
     await validator.ready();
-    await waitFor(async () => {
-      await validator.validate(key);
-      const after = asked;
-      await validator.validate(key);
-      return asked === after;
-    }, { timeoutMs: 10_000, what: 'caching to resume' });
+    await waitFor(
+      async () => {
+        await validator.validate(key);
+        const after = asked;
+        await validator.validate(key);
+        return asked === after;
+      },
+      { timeoutMs: 10_000, what: 'caching to resume' },
+    );
   });
 });

@@ -133,11 +133,7 @@ function popComponent(stack: OpView[], onStack: Set<OpView>, root: OpView): OpVi
 }
 
 /** A shortest cycle from `start` back to itself inside one component (BFS). */
-function cycleThrough(
-  start: OpView,
-  members: Set<OpView>,
-  edges: Map<OpView, Array<{ to: OpView; path: string }>>,
-): Array<{ view: OpView; path: string }> {
+function cycleThrough(start: OpView, members: Set<OpView>, edges: Map<OpView, Array<{ to: OpView; path: string }>>): Array<{ view: OpView; path: string }> {
   const via = new Map<OpView, { from: OpView; path: string }>();
   const queue: OpView[] = [start];
   for (let head = 0; head < queue.length; head++) {

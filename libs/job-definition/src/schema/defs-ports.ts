@@ -30,12 +30,7 @@ export const portDefs = {
   expose: { oneOf: [{ $ref: '#/$defs/exposeList' }, { $ref: '#/$defs/exposeEntry' }] },
   exposeList: { type: 'array', maxItems: 1000, items: { $ref: '#/$defs/exposeEntry' } },
   exposeEntry: {
-    oneOf: [
-      { $ref: '#/$defs/port' },
-      { $ref: '#/$defs/portText' },
-      { $ref: '#/$defs/spreadMarker' },
-      { $ref: '#/$defs/exposedPort' },
-    ],
+    oneOf: [{ $ref: '#/$defs/port' }, { $ref: '#/$defs/portText' }, { $ref: '#/$defs/spreadMarker' }, { $ref: '#/$defs/exposedPort' }],
   },
   exposedPort: {
     type: 'object',

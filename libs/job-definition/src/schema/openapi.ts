@@ -9,7 +9,12 @@ type Json = unknown;
  * `$id`, which OpenAPI tooling (openapi-typescript) does not follow.
  */
 export function jobDefinitionOpenApiSchemas(prefix = 'JobDefinition'): Record<string, Json> {
-  const { $defs, $schema: _schema, $id: _id, ...root } = structuredClone(jobDefinitionJsonSchema) as Record<string, Json> & {
+  const {
+    $defs,
+    $schema: _schema,
+    $id: _id,
+    ...root
+  } = structuredClone(jobDefinitionJsonSchema) as Record<string, Json> & {
     $defs: Record<string, Json>;
   };
   const name = (def: string) => `${prefix}${def[0].toUpperCase()}${def.slice(1)}`;

@@ -20,8 +20,7 @@ export const VOLUME_NAME = '^[A-Za-z0-9][A-Za-z0-9_.-]*$';
 export const ENV_NAME = '^[^=\\u0000]+$';
 
 export const PATTERN_MESSAGES: Readonly<Record<string, string>> = {
-  [DNS_LABEL]:
-    'must be a DNS label: 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen',
+  [DNS_LABEL]: 'must be a DNS label: 1 to 63 letters, digits or hyphens, not starting or ending with a hyphen',
   [HOST_NAME]: 'must be a host name: DNS labels of letters, digits and hyphens joined by dots',
   [WHOLE_LITERAL]: 'must be a literal such as "%%ops.<id>.results.<name>%%"',
   [PORT_TEXT]: 'must be a port number such as "8080" or a literal such as "%%ops.<id>.results.port%%"',

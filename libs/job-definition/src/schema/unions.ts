@@ -56,8 +56,7 @@ function selectResource(value: unknown): UnionChoice {
 }
 
 function byType(text: string, list: string, message: string): Selector {
-  return (value) =>
-    typeof value === 'string' ? branch(text) : Array.isArray(value) ? branch(list) : issue(message);
+  return (value) => (typeof value === 'string' ? branch(text) : Array.isArray(value) ? branch(list) : issue(message));
 }
 
 export const UNION_SELECTORS: Readonly<Record<string, Selector>> = {
@@ -75,9 +74,5 @@ export const UNION_SELECTORS: Readonly<Record<string, Selector>> = {
         ? branch('restartPolicyObject')
         : issue('must be a policy name or an object {"policy": "on-failure", "restart_tries": n}'),
   result: (value) =>
-    typeof value === 'string'
-      ? branch('resultRegex')
-      : isObject(value)
-        ? branch('resultSpec')
-        : issue('must be a regex string or an object {"regex", "logType"}'),
+    typeof value === 'string' ? branch('resultRegex') : isObject(value) ? branch('resultSpec') : issue('must be a regex string or an object {"regex", "logType"}'),
 };

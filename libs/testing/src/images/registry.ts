@@ -59,7 +59,14 @@ export async function startRegistry(opts: { username?: string; password?: string
     },
     removePushed: async () => {
       const docker = new Docker({ agent: new http.Agent({ keepAlive: false }) } as Docker.DockerOptions);
-      await Promise.all(pushed.map((ref) => docker.getImage(ref).remove({ force: true }).catch(() => undefined)));
+      await Promise.all(
+        pushed.map((ref) =>
+          docker
+            .getImage(ref)
+            .remove({ force: true })
+            .catch(() => undefined),
+        ),
+      );
     },
     stop: () => stopRegistry(child, dir),
   };

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { fetch as tlsFetch } from 'undici';
 import { createApiClient, type ApiClient } from '@ocg/api-client';
-import { localHttpsDispatcher, testDatabase, testRedis, waitFor } from '@ocg/testing';
+import { localHttpsDispatcher, removeNodeObjects, testDatabase, testRedis, waitFor } from '@ocg/testing';
 import { ctrlC, lineOf, startStack, type StackProcess } from './support/stack-process';
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
@@ -47,24 +47,7 @@ describe('stopping the local stack', () => {
 
   afterAll(async () => {
     for (const s of stacks) if (s.child.exitCode === null && s.child.signalCode === null) await ctrlC(s).catch(() => undefined);
-    if (node) {
-      const filters = JSON.stringify({ label: [`ocg.node=${node}`] });
-      for (const c of await docker.listContainers({ all: true, filters }))
-        await docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined);
-      for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
-        await docker
-          .getVolume(v.Name)
-          .remove()
-          .catch(() => undefined);
-      for (const n of await docker.listNetworks({ filters }))
-        await docker
-          .getNetwork(n.Id)
-          .remove()
-          .catch(() => undefined);
-    }
+    if (node) await removeNodeObjects(node);
     await dropDb?.();
     rmSync(dataDir, { recursive: true, force: true });
   });

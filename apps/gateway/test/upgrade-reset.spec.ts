@@ -13,9 +13,19 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import Docker from 'dockerode';
 import { listen, type RunningServer } from '@ocg/http';
-import { BUSYBOX_IMAGE, ensureBusyboxImage, freePort, launchServices, startTsProcess, testRedis, waitFor, type LaunchedStack, type ManagedProcess } from '@ocg/testing';
+import {
+  BUSYBOX_IMAGE,
+  ensureBusyboxImage,
+  freePort,
+  launchServices,
+  removeNodeObjects,
+  startTsProcess,
+  testRedis,
+  waitFor,
+  type LaunchedStack,
+  type ManagedProcess,
+} from '@ocg/testing';
 
 const TOKEN = 'internal-token-for-upgrade-reset-tests';
 const DOMAIN = 'nodes.reset.test';
@@ -234,18 +244,7 @@ describe('upgrade requests reset by the client', () => {
         await exited;
         clearTimeout(timer);
       }
-      const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-      const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-      for (const c of await docker.listContainers({ all: true, filters }))
-        await docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined);
-      for (const n of await docker.listNetworks({ filters }))
-        await docker
-          .getNetwork(n.Id)
-          .remove()
-          .catch(() => undefined);
+      await removeNodeObjects(nodeId);
       rmSync(dir, { recursive: true, force: true });
     }, 60_000);
 

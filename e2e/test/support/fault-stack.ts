@@ -12,6 +12,7 @@ import { generateApiKey } from '@ocg/auth';
 import {
   freePort,
   launchServices,
+  removeNodeObjects,
   startEphemeralPostgres,
   startEphemeralRedis,
   startTsProcess,
@@ -183,25 +184,4 @@ export class FaultStack {
     await this.redis.dispose();
     await this.postgres.dispose();
   }
-}
-
-/** Every container, network and volume of this suite's node id (by label), nothing else. */
-async function removeNodeObjects(nodeId: string): Promise<void> {
-  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-  const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
-    await docker
-      .getVolume(v.Name)
-      .remove()
-      .catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters }))
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => undefined);
 }

@@ -1,16 +1,12 @@
 /** Nodes for tests: simulated ones that sign real requests, and a real node-agent process. */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { promisify } from 'node:util';
-import Docker from 'dockerode';
 import { createSigner, signNodeRequest, type WalletSigner } from '@ocg/auth';
-import { freePort, launchServices, type LaunchedStack } from '@ocg/testing';
+import { freePort, launchServices, removeNodeObjects, type LaunchedStack } from '@ocg/testing';
 import { NODE_DOMAIN } from './deployment-manager';
 import { call, type Managers, type Reply } from './managers';
-
-const exec = promisify(execFile);
 
 export const cpuSpecs = { cpus: 4, memoryBytes: 8 * 2 ** 30, gpus: [] };
 
@@ -124,38 +120,5 @@ async function waitForLine(lines: string[], text: string, timeoutMs: number, exi
     if (exited()) throw new Error(`node-agent exited before it was ready:\n${lines.slice(-20).join('\n')}`);
     if (Date.now() > deadline) throw new Error(`no "${text}" within ${timeoutMs} ms:\n${lines.slice(-20).join('\n')}`);
     await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function removeNodeObjects(nodeId: string): Promise<void> {
-  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-  const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
-    await docker
-      .getVolume(v.Name)
-      .remove()
-      .catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) {
-    const job = n.Labels?.['ocg.job'];
-    if (job) await dropJobRules(job); // the agent removes them with the network; a test that stopped it first must too
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => undefined);
-  }
-}
-
-/** The iptables rules the agent made for a job network (tagged with the job). */
-async function dropJobRules(job: string): Promise<void> {
-  for (const chain of ['INPUT', 'DOCKER-USER']) {
-    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
-    for (const line of stdout.split('\n')) {
-      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
-    }
   }
 }

@@ -12,10 +12,20 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import Docker from 'dockerode';
 import { generateApiKey } from '@ocg/auth';
 import { listen, type RunningServer } from '@ocg/http';
-import { BUSYBOX_IMAGE, freePort, launchServices, startPostgresServer, startRedisServer, waitFor, type LaunchedStack, type PostgresServer, type RedisServer } from '@ocg/testing';
+import {
+  BUSYBOX_IMAGE,
+  freePort,
+  launchServices,
+  removeNodeObjects,
+  startPostgresServer,
+  startRedisServer,
+  waitFor,
+  type LaunchedStack,
+  type PostgresServer,
+  type RedisServer,
+} from '@ocg/testing';
 
 export const INTERNAL_TOKEN = 'internal-token-for-gateway-data-plane-tests';
 export const NODE_DOMAIN = 'nodes.dataplane.test';
@@ -217,27 +227,6 @@ export async function startAgent(controlPlaneUrl: string, market: { name: string
       await removeNodeObjects(nodeId);
     },
   };
-}
-
-/** Whatever the agent left of this node id (only ours: filtered by its label). */
-async function removeNodeObjects(nodeId: string): Promise<void> {
-  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-  const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
-  for (const c of await docker.listContainers({ all: true, filters }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
-    await docker
-      .getVolume(v.Name)
-      .remove()
-      .catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters }))
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => undefined);
 }
 
 /** GET through the gateway with a job or node host; never throws (status 0: no answer within 5 s). */

@@ -1,11 +1,10 @@
 /** A real agent over the real engine, with short timings, for the specs. */
-import { execFile } from 'node:child_process';
 import type { JobContainerLimits } from '@ocg/contracts';
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
+import { removeNodeObjects } from '@ocg/testing';
 import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
 import { loadConfig, type ResolvedConfig } from '../../src/config';
@@ -17,8 +16,6 @@ import { BUSYBOX_IMAGE, ensureBusyboxImage, requireDocker } from './images';
 import { RecordingReporter } from './recorder';
 
 export { BUSYBOX_IMAGE };
-
-const exec = promisify(execFile);
 
 export const TEST_ENV = {
   API_PORT: '0',
@@ -141,35 +138,7 @@ export async function leftovers(docker: Docker, node: string, job?: string): Pro
 
 /** Last-resort cleanup after a failed spec, so one failure does not leak into the next run. */
 export async function removeEverything(docker: Docker, node: string): Promise<void> {
-  const filters = labelFilter(node);
-  for (const c of await docker.listContainers({ all: true, filters }))
-    await docker
-      .getContainer(c.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  for (const v of (await docker.listVolumes({ filters })).Volumes ?? [])
-    await docker
-      .getVolume(v.Name)
-      .remove()
-      .catch(() => undefined);
-  for (const n of await docker.listNetworks({ filters })) {
-    const job = n.Labels?.[LABEL.job];
-    if (job) await dropJobRules(job);
-    await docker
-      .getNetwork(n.Id)
-      .remove()
-      .catch(() => undefined);
-  }
-}
-
-/** The iptables rules of a job whose network a failed spec left (the agent removes them with the network). */
-async function dropJobRules(job: string): Promise<void> {
-  for (const chain of ['INPUT', 'DOCKER-USER']) {
-    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
-    for (const line of stdout.split('\n')) {
-      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
-    }
-  }
+  await removeNodeObjects(node, docker);
 }
 
 /** The node API header the CLI makes: `ocg-node-api:<node>:<job>`, timed. */

@@ -1,0 +1,34 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import Docker from 'dockerode';
+
+const exec = promisify(execFile);
+
+/**
+ * Last-resort cleanup after a spec: every container, volume and network a node
+ * agent made for this node id (found by its `ocg.node` label, so nothing another
+ * process made), and the iptables rules of each job network (the agent removes
+ * them with the network; a spec that stopped the agent first must do it too).
+ * What is gone already is no error.
+ */
+export async function removeNodeObjects(nodeId: string, docker = new Docker({ socketPath: '/var/run/docker.sock' })): Promise<void> {
+  const filters = JSON.stringify({ label: [`ocg.node=${nodeId}`] });
+  const ignore = (): undefined => undefined;
+  for (const c of await docker.listContainers({ all: true, filters })) await docker.getContainer(c.Id).remove({ force: true }).catch(ignore);
+  for (const v of (await docker.listVolumes({ filters })).Volumes ?? []) await docker.getVolume(v.Name).remove().catch(ignore);
+  for (const n of await docker.listNetworks({ filters })) {
+    const job = n.Labels?.['ocg.job'];
+    if (job) await dropJobRules(job);
+    await docker.getNetwork(n.Id).remove().catch(ignore);
+  }
+}
+
+/** The iptables rules the agent made for a job network (tagged `ocg-job-<job>`); none without iptables. */
+export async function dropJobRules(job: string): Promise<void> {
+  for (const chain of ['INPUT', 'DOCKER-USER']) {
+    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
+    for (const line of stdout.split('\n')) {
+      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
+    }
+  }
+}

@@ -209,8 +209,10 @@ export interface paths {
         /**
          * Validate an API key
          * @description Whether an API key is active, and whose it is. Unknown, malformed,
-         *     disabled, expired and deleted keys all answer `{valid: false}`. Rate
-         *     limited per client address.
+         *     disabled, expired and deleted keys all answer `{valid: false}`. Only
+         *     failed validations count against the per-address limit (callers validate
+         *     real keys for every request they serve); an address over it is refused
+         *     every validation until its window ends.
          */
         post: operations["ValidateApiKey"];
         delete?: never;
@@ -3013,7 +3015,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
-            /** @description Too many validations from this address; see Retry-After */
+            /** @description Too many failed validations from this address; see Retry-After */
             429: {
                 headers: {
                     [name: string]: unknown;

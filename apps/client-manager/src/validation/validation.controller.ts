@@ -19,12 +19,14 @@ export class ValidationController extends Controller {
 
   /**
    * Whether an API key is active, and whose it is. Unknown, malformed,
-   * disabled, expired and deleted keys all answer `{valid: false}`. Rate
-   * limited per client address.
+   * disabled, expired and deleted keys all answer `{valid: false}`. Only
+   * failed validations count against the per-address limit (callers validate
+   * real keys for every request they serve); an address over it is refused
+   * every validation until its window ends.
    * @summary Validate an API key
    */
   @Post('validate-api-key')
-  @Response<ErrorBody>(429, 'Too many validations from this address; see Retry-After')
+  @Response<ErrorBody>(429, 'Too many failed validations from this address; see Retry-After')
   public validateApiKey(@Request() req: ExRequest, @Body() body: ValidateApiKeyRequest): Promise<ValidateApiKeyResponse> {
     return this.validation.validateApiKey(body.apiKey, contextOf(req, this.internal));
   }

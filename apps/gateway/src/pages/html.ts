@@ -52,20 +52,12 @@ export interface LayoutOptions {
 
 export function layout({ title, body, refreshSeconds }: LayoutOptions): string {
   return html`<!doctype html>
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <title>${title}</title>
-        ${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}" />` : ''}
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <style>
-          ${new Html(STYLE)}
-        </style>
-      </head>
-      <body>
-        ${body}
-      </body>
-    </html> `.text;
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+${refreshSeconds ? html`<meta http-equiv="refresh" content="${refreshSeconds}">` : ''}
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<style>${new Html(STYLE)}</style>
+</head><body>${body}</body></html>
+`.text;
 }
 
 export const statusBadge = (status: string): Html => html`<span class="status ${status}">${status}</span>`;

@@ -20,6 +20,7 @@ import {
   freePort,
   launchServices,
   removeNodeObjects,
+  testNodeId,
   startTsProcess,
   testRedis,
   waitFor,
@@ -192,7 +193,7 @@ describe('upgrade requests reset by the client', () => {
   describe('the node agent running a job', () => {
     let agent: ChildProcess;
     const agentLines: string[] = [];
-    const nodeId = `t-reset-${randomBytes(3).toString('hex')}`;
+    const nodeId = testNodeId('reset');
     const dir = mkdtempSync(join(tmpdir(), 'ocg-upgrade-reset-'));
     let ingressPort: number;
     let apiUrl: string;

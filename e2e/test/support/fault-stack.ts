@@ -13,6 +13,7 @@ import {
   freePort,
   launchServices,
   removeNodeObjects,
+  testNodeId,
   startEphemeralPostgres,
   startEphemeralRedis,
   startTsProcess,
@@ -36,7 +37,7 @@ export class FaultStack {
   readonly lines: string[] = [];
   readonly ports: Record<string, number> = {};
   readonly processes = new Map<string, ManagedProcess>();
-  readonly nodeId = `t-faults-${randomBytes(3).toString('hex')}`;
+  readonly nodeId = testNodeId('faults');
   readonly nodeKey = randomBytes(32).toString('hex');
   agentEnv: Record<string, string> = {};
 

@@ -1,6 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
+import { unrefAll } from './process';
 
 const exec = promisify(execFile);
 
@@ -31,4 +34,26 @@ export async function dropJobRules(job: string): Promise<void> {
       if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
     }
   }
+}
+
+let sweeper: ChildProcess | undefined;
+
+/**
+ * A fresh node id for a spec's node agent (`t-<name>-<6 hex>`), whose Docker
+ * objects are removed once this process is gone, however it goes: a spec's own
+ * cleanup does not run when the test run is killed, and the agent's job
+ * containers and networks stayed behind. One detached sweeper per process
+ * (node-sweeper.ts) collects the ids and sweeps them when this process's end of
+ * its pipe closes; by then a spec that cleaned up has left it nothing to do.
+ */
+export function testNodeId(name: string): string {
+  const id = `t-${name}-${randomBytes(3).toString('hex')}`;
+  if (!sweeper) {
+    sweeper = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'node-sweeper.ts')], { detached: true, stdio: ['pipe', 'ignore', 'ignore'] });
+    sweeper.on('error', () => undefined);
+    sweeper.stdin?.on('error', () => undefined);
+    unrefAll(sweeper);
+  }
+  sweeper.stdin?.write(`${id}\n`);
+  return id;
 }

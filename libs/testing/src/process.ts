@@ -77,7 +77,7 @@ export function spawnKept(opts: KeepOptions): KeptProcess {
 }
 
 /** Lets the owner exit while the server runs; the keeper then cleans up. */
-function unrefAll(child: ChildProcess): void {
+export function unrefAll(child: ChildProcess): void {
   child.unref();
   for (const s of [child.stdin, child.stdout, child.stderr]) {
     (s as unknown as { unref?: () => void } | null)?.unref?.();

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createSigner, signNodeRequest, type WalletSigner } from '@ocg/auth';
-import { freePort, launchServices, removeNodeObjects, type LaunchedStack } from '@ocg/testing';
+import { freePort, launchServices, removeNodeObjects, testNodeId, type LaunchedStack } from '@ocg/testing';
 import { NODE_DOMAIN } from './deployment-manager';
 import { call, type Managers, type Reply } from './managers';
 
@@ -73,7 +73,7 @@ export async function startAgent(opts: {
 }): Promise<AgentProcess> {
   const node = opts.node ?? new SignedNode();
   // A restarted agent keeps its predecessor's node id to adopt its jobs.
-  const nodeId = opts.nodeId ?? `t-dm-${randomBytes(3).toString('hex')}`;
+  const nodeId = opts.nodeId ?? testNodeId('dm');
   const lines: string[] = [];
   const env = {
     ...process.env,

@@ -19,6 +19,7 @@ import {
   freePort,
   launchServices,
   removeNodeObjects,
+  testNodeId,
   startPostgresServer,
   startRedisServer,
   waitFor,
@@ -183,7 +184,7 @@ export interface AgentProcess {
 
 /** A real node agent in control-plane mode (a child process), joined through the gateway. */
 export async function startAgent(controlPlaneUrl: string, market: { name: string; joinToken: string }): Promise<AgentProcess> {
-  const nodeId = `t-gw-${randomBytes(3).toString('hex')}`;
+  const nodeId = testNodeId('gw');
   const lines: string[] = [];
   const child = spawn(process.execPath, ['--import', 'tsx', resolve(__dirname, '../../../node-agent/src/main.ts')], {
     env: {

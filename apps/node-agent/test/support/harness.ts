@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
-import { removeNodeObjects } from '@ocg/testing';
+import { removeNodeObjects, testNodeId } from '@ocg/testing';
 import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
 import { loadConfig, type ResolvedConfig } from '../../src/config';
@@ -65,9 +65,7 @@ export async function prepareEngine(): Promise<void> {
   await ensureBusyboxImage(docker);
 }
 
-export function newNodeId(name: string): string {
-  return `t-${name}-${randomBytes(3).toString('hex')}`;
-}
+export const newNodeId = testNodeId;
 
 export async function startTestAgent(node: string, env: Record<string, string> = {}): Promise<TestAgent> {
   const config = { ...loadConfig({ ...TEST_ENV, ...env }), NODE_ID: node };

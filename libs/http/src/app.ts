@@ -4,7 +4,7 @@ import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { installNegotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
 import { callContextMiddleware } from './call-context';
-import { INTERNAL_TOKEN_HEADER } from './service-client';
+import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
 export interface HttpAppOptions {
@@ -50,9 +50,6 @@ declare module 'http' {
     log: Logger;
   }
 }
-
-/** The header node-agents sign with (`NODE_ADDRESS_HEADER` in @ocg/auth, which depends on this library). */
-const NODE_ADDRESS_HEADER = 'x-ocg-node';
 
 /**
  * Calls between services (the internal credential) and signed node calls

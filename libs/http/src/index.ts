@@ -5,7 +5,7 @@ export { healthRoutes, type HealthOptions, type ReadinessCheck } from './health'
 export { listen, type ListenOptions, type RunningServer } from './server';
 export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
 export { TRACEPARENT_HEADER, currentCallContext, withCallContext, type CallContext } from './call-context';
-export { ServiceClient, INTERNAL_TOKEN_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
+export { ServiceClient, INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
 export { errorFromResponse, type ErrorAnswer } from './service-errors';
 export { InsufficientBalanceError, insufficientBalanceHandler } from './insufficient-balance';
 export { ACCEPTED_REQUEST_TYPES, DEFAULT_BODY_LIMIT } from './body';

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { Request, RequestHandler } from 'express';
 import { routeTableFrom, type RouteTable } from '@ocg/api-spec';
 import { BoundsWalker, checkString, ErrorSink, SchemaResolver, unstorableText, type JsonSchema } from './bounds';
@@ -35,7 +36,8 @@ const REMEMBERED_PATHS = 1000;
 class OperationLookup {
   private readonly table: RouteTable;
   private readonly byTemplate = new Map<string, Operation | undefined>();
-  private readonly byPath = new Map<string, Operation | undefined>();
+  /** Boxed: the cache holds no undefined, and a path with no operation is worth remembering too. */
+  private readonly byPath = new LRUCache<string, { op: Operation | undefined }>({ max: REMEMBERED_PATHS });
 
   constructor(
     private readonly document: JsonSchema,
@@ -46,11 +48,9 @@ class OperationLookup {
 
   find(req: Request): Operation | undefined {
     const key = `${req.method} ${req.path}`;
-    if (this.byPath.has(key)) return this.byPath.get(key);
-    const op = this.build(req);
-    if (this.byPath.size >= REMEMBERED_PATHS) this.byPath.delete(this.byPath.keys().next().value as string);
-    this.byPath.set(key, op);
-    return op;
+    let remembered = this.byPath.get(key);
+    if (!remembered) this.byPath.set(key, (remembered = { op: this.build(req) }));
+    return remembered.op;
   }
 
   private build(req: Request): Operation | undefined {

@@ -7,6 +7,9 @@ import { errorFromResponse } from './service-errors';
 /** The service-to-service credential's header; the gateway strips `x-ocg-internal*` from outside callers. */
 export const INTERNAL_TOKEN_HEADER = 'x-ocg-internal-token';
 
+/** The header a node agent names itself in when it signs a request (@ocg/auth's node signing). */
+export const NODE_ADDRESS_HEADER = 'x-ocg-node';
+
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Safe to send twice: the only calls retried unless the caller says otherwise. */

@@ -14,8 +14,9 @@
 import { createHash } from 'node:crypto';
 import { createAuthHeader, verifyAuthHeader, type AuthHeaderFailure } from '../auth-header';
 import { isAddress, type WalletSigner } from '../wallet';
+import { NODE_ADDRESS_HEADER } from '@ocg/http';
 
-export const NODE_ADDRESS_HEADER = 'x-ocg-node';
+export { NODE_ADDRESS_HEADER };
 export const NODE_SIGNATURE_HEADER = 'authorization';
 export const NODE_REQUEST_PREFIX = 'ocg-node-request';
 

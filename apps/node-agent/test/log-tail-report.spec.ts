@@ -96,4 +96,19 @@ describe('log tails in control-plane reports', () => {
     const finish = cp.calls.find((c) => c.path.endsWith('/finish'))?.body as FinishJobRequest;
     expect(finish.ops[0]).toMatchObject({ id: 'web', status: 'completed', logTail: [{ stream: 'stdout', text: 'done' }] });
   });
+
+  it('puts into the finish the final lines a report had taken but not yet sent when the job ended', async () => {
+    reporter.close();
+    const client = new ControlPlaneClient(cp.server.url, createSigner(randomBytes(32)), 5000);
+    // Reports wait 10 s, tails are taken every 50 ms: the tail is taken into a report the job's end overtakes.
+    reporter = new ControlPlaneReporter(client, { batchMs: 10_000, finishWaitMs: 5000, logTailMs: 50 }, createLogger({ service: 'node-agent', level: 'silent' }));
+    reporter.readLogs((job, id) => (job === JOB && id === 'web' ? logs : undefined));
+    reporter.opChanged(JOB, op());
+    logs.push('stdout', 'answer=42');
+    await new Promise((r) => setTimeout(r, 300));
+    await reporter.jobEnded({ job: JOB, state: 'completed', reason: null, startedAt: '', deadline: '', endedAt: null, currentStage: null, ops: [op('completed')], results: {} });
+    expect(reports()).toHaveLength(0);
+    const finish = cp.calls.find((c) => c.path.endsWith('/finish'))?.body as FinishJobRequest;
+    expect(finish.ops[0]).toMatchObject({ id: 'web', status: 'completed', logTail: [{ stream: 'stdout', text: 'answer=42' }] });
+  });
 });

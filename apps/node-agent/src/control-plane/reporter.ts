@@ -76,12 +76,14 @@ export class ControlPlaneReporter implements Reporter {
   }
 
   async jobEnded(summary: JobSummary): Promise<void> {
-    this.pending.delete(summary.job); // the finish carries the final state of every op
+    // The finish carries the final state of every op, and the tails a report not yet sent had taken (taken once: dropped with the report, they would be lost).
+    const unsent = this.pending.get(summary.job)?.ops;
+    this.pending.delete(summary.job);
     const body: FinishJobRequest = boundFinish({
       status: summary.state === 'running' ? 'stopped' : summary.state,
       reason: summary.reason,
       results: summary.results,
-      ops: summary.ops.map((op) => this.withTail(summary.job, toOpReport(op))),
+      ops: summary.ops.map((op) => this.withTail(summary.job, toOpReport(op), unsent?.get(op.id)?.logTail)),
     });
     this.known.delete(summary.job);
     this.tails.forget(summary.job);
@@ -118,8 +120,8 @@ export class ControlPlaneReporter implements Reporter {
     if (grew) this.schedule(this.settings.batchMs ?? 200);
   }
 
-  private withTail(job: string, op: NodeOpReport): NodeOpReport {
-    const logTail = this.tails.grown(job, op.id);
+  private withTail(job: string, op: NodeOpReport, unsent?: NodeOpReport['logTail']): NodeOpReport {
+    const logTail = this.tails.grown(job, op.id) ?? unsent;
     return logTail ? { ...op, logTail } : op;
   }
 

@@ -48,8 +48,8 @@ export class ControlPlaneReporter implements Reporter {
     private readonly logger: Logger,
   ) {}
 
-  jobStarted(job: string, adopted: boolean): void {
-    this.logger.info({ job, adopted }, adopted ? 'job adopted' : 'job started');
+  jobStarted(): void {
+    // nothing to send: the claim told the control plane and the first op state follows; the log line is the LogReporter's
   }
 
   opChanged(job: string, op: OpStatus): void {

@@ -7,6 +7,7 @@ import { findJobs } from '../src/executor/restore';
 import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, startTestAgent, type TestAgent } from './support/harness';
 
 const MARKER = 'LABEL-MARKER-6b2e';
+const MARKET_LIMITS = { cpus: 0.5, memoryBytes: 256 * 1024 * 1024, pids: 128, diskBytes: 1 << 30, user: null, readOnlyRootFilesystem: false };
 const node = newNodeId('labels');
 let t: TestAgent;
 
@@ -31,6 +32,7 @@ it('keeps env values and registry credentials out of every label and name, and s
         results: { token: 'token=(.*)' },
       }),
     ]),
+    { containerLimits: MARKET_LIMITS },
   );
   await t.waitOp(job, 'app', 'running');
   const filters = { label: [`${LABEL.job}=${job}`] };
@@ -57,6 +59,8 @@ it('keeps env values and registry credentials out of every label and name, and s
   expect(inspect.Config.Env).toContain(`TOKEN=${MARKER}-env`);
   const restored = (await findJobs(t.docker, node)).jobs.find((j) => j.assignment.job === job);
   expect(JSON.stringify(restored?.assignment.definition)).toContain(`${MARKER}-registry`);
+  // ...and the market's limits: ops it restarts stay within them, not the node's own.
+  expect(restored?.assignment.containerLimits).toEqual(MARKET_LIMITS);
   await t.agent.executor.stopAndWait(job, 'test done');
 });
 

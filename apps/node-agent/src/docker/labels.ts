@@ -18,6 +18,8 @@ export const LABEL = {
   deadline: 'ocg.deadline',
   startedAt: 'ocg.started-at',
   definition: 'ocg.definition',
+  /** On job networks: the market's container limits from the claim (JSON; absent: the node's own). */
+  limits: 'ocg.limits',
   note: 'ocg.note',
   /** On containers: the op's exposed ports and checks as resolved at its start. */
   ports: 'ocg.ports',

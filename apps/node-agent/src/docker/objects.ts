@@ -1,6 +1,7 @@
 /** The job's network and volumes, and removing everything a job made. */
 import { randomBytes } from 'node:crypto';
 import type Docker from 'dockerode';
+import type { JobContainerLimits } from '@ocg/contracts';
 import { engineMessage, statusOf } from './client';
 import { LABEL, jobLabels, labelFilter, names } from './labels';
 
@@ -10,6 +11,8 @@ export interface JobNetworkLabels {
   startedAt: number;
   /** encodeBlob of the normalized definition. */
   definition: string;
+  /** The market's container limits from the claim: a restarted agent restarts ops within them, not the node's own. */
+  containerLimits?: JobContainerLimits;
 }
 
 /** Creates the job's bridge network, or returns the existing one (run is idempotent). */
@@ -21,6 +24,7 @@ export async function ensureJobNetwork(docker: Docker, node: string, job: string
     [LABEL.deadline]: String(meta.deadline),
     [LABEL.startedAt]: String(meta.startedAt),
     [LABEL.definition]: meta.definition,
+    ...(meta.containerLimits ? { [LABEL.limits]: JSON.stringify(meta.containerLimits) } : {}),
   };
   try {
     await docker.createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true });

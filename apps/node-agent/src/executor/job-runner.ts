@@ -102,7 +102,13 @@ export class JobRunner {
   private async setUp(): Promise<void> {
     const { docker, node } = this.deps;
     const definition = encodeBlob(this.assignment.definition);
-    const network = await ensureJobNetwork(docker, node, this.job, { poster: this.poster, deadline: this.deadline, startedAt: this.startedAt, definition });
+    const network = await ensureJobNetwork(docker, node, this.job, {
+      poster: this.poster,
+      deadline: this.deadline,
+      startedAt: this.startedAt,
+      definition,
+      containerLimits: this.assignment.containerLimits,
+    });
     this.ownsNetwork = true;
     await this.deps.isolation?.isolate(docker, network, this.job);
     if (this.ended) return; // ended while its network was being made: nothing more to start

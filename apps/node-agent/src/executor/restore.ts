@@ -1,6 +1,7 @@
 /** Finds this node's jobs in the engine after an agent restart: the labels are the state. */
 import type Docker from 'dockerode';
 import type { ContainerInspectInfo } from 'dockerode';
+import type { JobContainerLimits } from '@ocg/contracts';
 import type { NormalizedJobDefinition } from '@ocg/job-definition';
 import { LABEL, decodeBlob, labelFilter } from '../docker/labels';
 import { ignoreMissing, readNotes } from '../docker/objects';
@@ -54,7 +55,13 @@ async function restoreJob(docker: Docker, node: string, labels: Record<string, s
   const containers = await latestContainers(docker, node, job, notes);
   const ended = notes.filter((n) => n.kind === 'job-ended').pop();
   return {
-    assignment: { job, poster: labels[LABEL.poster], definition, deadline },
+    assignment: {
+      job,
+      poster: labels[LABEL.poster],
+      definition,
+      deadline,
+      ...(labels[LABEL.limits] ? { containerLimits: JSON.parse(labels[LABEL.limits]) as JobContainerLimits } : {}),
+    },
     startedAt: Number(labels[LABEL.startedAt]),
     containers,
     endedWithoutContainer: stoppedWhilePending(notes, containers),

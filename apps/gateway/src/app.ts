@@ -128,7 +128,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       else refuseUpgrade(socket, 404);
     },
     close: () => {
-      for (const upstream of upstreams.values()) upstream.agent.destroy();
+      for (const upstream of upstreams.values()) void upstream.dispatcher.destroy();
       opts.ingress?.close();
     },
   };

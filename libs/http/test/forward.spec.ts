@@ -1,7 +1,7 @@
 /** The proxy core: a caller that goes away is not an upstream failure; an upstream that cannot be reached is. */
 import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { forward, listen, type RunningServer } from '../src';
+import { forward, listen, upstreamAgent, type RunningServer } from '../src';
 
 describe('forward', () => {
   let upstream: RunningServer;
@@ -9,14 +9,14 @@ describe('forward', () => {
   let target: URL;
   const failures: Array<{ code?: string; timedOut: boolean }> = [];
   const upstreamClosed: string[] = [];
-  const agent = new http.Agent({ keepAlive: true });
+  const dispatcher = upstreamAgent({ connections: 16 });
 
   beforeAll(async () => {
     // Never answers: the request stays open until one side gives up.
     upstream = await listen((req, res) => void res.on('close', () => upstreamClosed.push(req.url ?? '')), { host: '127.0.0.1', port: 0 });
     proxy = await listen(
       (req, res) =>
-        forward(req, res, { url: target, agent }, 'rid-1', 5000, (err, timedOut) => {
+        forward(req, res, { url: target, dispatcher }, 'rid-1', 5000, (err, timedOut) => {
           failures.push({ code: err.code, timedOut });
           res.writeHead(503).end();
         }),
@@ -24,7 +24,7 @@ describe('forward', () => {
     );
   });
   afterAll(async () => {
-    agent.destroy();
+    await dispatcher.destroy();
     await proxy.close();
     await upstream.close();
   });

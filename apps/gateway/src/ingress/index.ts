@@ -13,6 +13,7 @@ import {
   guardUpgradeSocket,
   INTERNAL_HEADER_PREFIX,
   refuseUpgrade,
+  upstreamAgent,
   urlRefusal,
   type AddressPolicy,
   type Forwarded,
@@ -65,8 +66,11 @@ type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
 export function createIngress(opts: IngressOptions): Ingress {
   const policy = opts.policy ?? createAddressPolicy();
   const lookup = guardedLookup(policy);
+  const ca = opts.ca ? [...rootCertificates, opts.ca] : undefined;
+  // Plain requests: undici's keep-alive pools, one per node ingress. WebSockets: node's agents (http-proxy's, see createWsProxy).
+  const dispatcher = upstreamAgent({ connections: 512, lookup, ca });
   const common = { keepAlive: true, maxSockets: 512, scheduling: 'lifo' as const, lookup };
-  const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca: opts.ca ? [...rootCertificates, opts.ca] : undefined }) };
+  const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca }) };
   const wsProxy = createWsProxy();
   const trusted = opts.trustedProxies ?? new BlockList();
   // Parsed and checked once per ingress URL (a node's URL changes only when it registers again).
@@ -111,8 +115,7 @@ export function createIngress(opts: IngressOptions): Ingress {
       logger.warn({ requestId, target: target.ingressUrl, refusal: r.refusal }, 'node ingress URL refused');
       return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
     }
-    const agent = r.url.protocol === 'https:' ? agents.https : agents.http;
-    forward(req, res, { url: r.url, agent, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
+    forward(req, res, { url: r.url, dispatcher, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
       logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
       sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);
     });
@@ -159,6 +162,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     },
     close() {
       wsProxy.close();
+      void dispatcher.destroy();
       agents.http.destroy();
       agents.https.destroy();
     },

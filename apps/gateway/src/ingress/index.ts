@@ -21,7 +21,7 @@ import {
 import { forwardedOf } from '../forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
-import { parseIngressHost } from './host';
+import { parseIngressHost, type IngressHost } from './host';
 import { isNodeApiRoute } from './node-routes';
 import { LookupRefused, type IngressResolver, type IngressTarget } from './resolver';
 import { sendNotFoundPage, sendTooManyPage, sendUnavailablePage } from './pages';
@@ -85,14 +85,32 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
   const { logger } = opts;
 
+  // Host headers parsed once each (the same few hosts carry nearly every request).
+  const hosts = new LRUCache<string, IngressHost | false>({ max: 10_000 });
+  const parse = (host: string | undefined): IngressHost | undefined => {
+    if (host === undefined) return undefined;
+    let parsed = hosts.get(host);
+    if (parsed === undefined) hosts.set(host, (parsed = parseIngressHost(host, opts.nodeDomain) ?? false));
+    return parsed || undefined;
+  };
+  const resolved = (target: IngressTarget): Resolved => (target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target });
+
+  /** A fresh route at once, without a promise in between (most requests); undefined: `resolve` looks it up. */
+  const known = (host: string | undefined): Resolved | undefined => {
+    const parsed = parse(host);
+    if (!parsed) return { target: { kind: 'unknown' } };
+    const target = opts.resolver.fresh(parsed.address);
+    return target && resolved(target);
+  };
+
   const resolve = async (host: string | undefined, client: string): Promise<Resolved> => {
-    const parsed = parseIngressHost(host, opts.nodeDomain);
+    const parsed = parse(host);
     if (!parsed) return { target: { kind: 'unknown' } };
     const target = await opts.resolver.resolve(parsed.address, async () => {
       const decision = await opts.lookupLimit?.check(client);
       return decision && !decision.allowed ? new LookupRefused(decision.retryAfterSeconds) : undefined;
     });
-    return target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target };
+    return resolved(target);
   };
 
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, forwarded: Forwarded, r: Resolved): void => {
@@ -122,9 +140,11 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
 
   return {
-    matches: (host) => parseIngressHost(host, opts.nodeDomain) !== undefined,
+    matches: (host) => parse(host) !== undefined,
     handle(req, res, requestId) {
       const forwarded = forwardedOf(req, trusted);
+      const hit = known(req.headers.host);
+      if (hit) return serve(req, res, requestId, forwarded, hit);
       resolve(req.headers.host, forwarded.for).then(
         (r) => serve(req, res, requestId, forwarded, r),
         (err: Error) => {

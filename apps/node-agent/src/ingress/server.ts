@@ -41,8 +41,9 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
   // Upgraded sockets are invisible to the HTTP server's graceful close: closed here.
   const upgraded = new Set<Duplex>();
-  // Plain requests go through `forward` (ADR 0007): several times faster than http-proxy's web path. Upgraded sockets leave the pool for good, so WebSockets use
-  // http-proxy (behind createWsProxy, which handles its failure modes) on connections of their own.
+  // Plain requests go through `forward` (ADRs 0007, 0065): several times faster than http-proxy's web path.
+  // Upgraded sockets leave the pool for good, so WebSockets use http-proxy
+  // (behind createWsProxy, which handles its failure modes) on connections of their own.
   const wsProxy = createWsProxy();
   const onError = (err: Error, _req: http.IncomingMessage, res: http.ServerResponse): void => {
     opts.logger.debug({ err: err.message }, 'proxy error');

@@ -7,13 +7,16 @@
  *   direct        straight to the container's port
  *   node ingress  the node agent's ingress (plain HTTP, the job's host name)
  *   gateway       the whole path: the gateway's HTTPS ingress, then the node's
- *   nginx         Debian's nginx on the host, one worker, HTTPS with the
- *                 stack's certificate, proxying to the same container
- *                 (keep-alive upstream): what a proxy in front of it costs
+ *   nginx         Debian's nginx on the host, as many workers as the
+ *                 gateway has processes (one), HTTPS with the stack's
+ *                 certificate, proxying to the same container over
+ *                 keep-alive connections: what a proxy in front of it costs
  *
  * Prints requests/s and p99 of each and the ratios, OK or BELOW TARGET:
  * the origin at least 10k requests/s direct, the gateway path at least 0.5x
- * direct and at least 0.8x nginx.
+ * direct and at least 0.8x nginx. Beside them, the CPU time each proxy
+ * process spent per request (from /proc): on a machine shared with other
+ * work, throughput moves with the load, the work per request much less.
  *
  *   tsx tools/testenv/run.ts -- tsx apps/gateway/bench/ingress.bench.ts   (BENCH_SECONDS, BENCH_CONNECTIONS)
  *
@@ -22,19 +25,21 @@
  * into <dir> when the stack stops.
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { createApiClient } from '@ocg/api-client';
-import { ensureNginxOriginImage, freePort, localhostLookup, NGINX_ORIGIN_BODY, startTsProcess, testDatabase, testRedis, trustLocalCa, waitFor } from '@ocg/testing';
+import { cpuSecondsOf, ensureNginxOriginImage, freePort, localhostLookup, NGINX_ORIGIN_BODY, startTsProcess, testDatabase, testRedis, trustLocalCa, waitFor } from '@ocg/testing';
 
 const exec = promisify(execFile);
 const root = resolve(__dirname, '../../..');
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const ORIGIN_TARGET_RPS = 10_000;
+/** The gateway runs as one process: nginx gets as many workers, so the two proxies have the same cores to use. */
+const GATEWAY_PROCESSES = 1;
 
 interface Target {
   name: string;
@@ -46,15 +51,36 @@ interface Target {
 interface Measure {
   rps: number;
   p99: number;
+  /** CPU microseconds per request of each proxy process on the path. */
+  cpu: Record<string, number>;
 }
 
+/** Processes whose command line holds `needle` (this checkout's entry files), or whose parent is `parent`. */
+function pidsWhere(match: (cmdline: string, ppid: number) => boolean): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      const ppid = Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+      if (match(cmdline, ppid)) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
+}
+
+const cpuOf = (pids: number[]): number => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0);
+
 /** One client for every target: keep-alive connections, each running requests back to back. */
-async function measure(target: Target, durationSeconds: number): Promise<Measure> {
+async function measure(target: Target, durationSeconds: number, proxies: Record<string, number[]> = {}): Promise<Measure> {
   const pool = new Pool(target.origin, {
     connections,
     connect: target.ca ? { ca: target.ca, servername: target.host?.replace(/:\d+$/, ''), lookup: localhostLookup } : undefined,
   });
   const latencies: number[] = [];
+  const cpuBefore = Object.fromEntries(Object.entries(proxies).map(([name, pids]) => [name, cpuOf(pids)]));
   const end = Date.now() + durationSeconds * 1000;
   const worker = async () => {
     while (Date.now() < end) {
@@ -66,9 +92,10 @@ async function measure(target: Target, durationSeconds: number): Promise<Measure
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
+  const cpu = Object.fromEntries(Object.entries(proxies).map(([name, pids]) => [name, ((cpuOf(pids) - cpuBefore[name]) * 1e6) / latencies.length]));
   await pool.close();
   latencies.sort((a, b) => a - b);
-  return { rps: latencies.length / durationSeconds, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0 };
+  return { rps: latencies.length / durationSeconds, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, cpu };
 }
 
 async function containerAddress(job: string): Promise<string> {
@@ -77,12 +104,19 @@ async function containerAddress(job: string): Promise<string> {
   return stdout.trim().split(' ')[0];
 }
 
-/** Debian's nginx on the host: one worker, TLS with the stack's certificate, in front of `upstream`. */
-async function startNginx(dir: string, upstream: string, tls: { cert: string; key: string; ca: Buffer }): Promise<{ origin: string; stop(): void }> {
+interface Nginx {
+  origin: string;
+  /** The master and its workers. */
+  pids(): number[];
+  stop(): void;
+}
+
+/** Debian's nginx on the host: `workers` workers, TLS with the stack's certificate, keep-alive connections to `upstream`. */
+async function startNginx(dir: string, upstream: string, tls: { cert: string; key: string; ca: Buffer }, workers: number): Promise<Nginx> {
   const port = await freePort();
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `worker_processes 1; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log; daemon off;
+    `worker_processes ${workers}; pid ${dir}/nginx.pid; error_log ${dir}/nginx-error.log; daemon off;
 events { worker_connections 4096; }
 http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fastcgi_temp_path ${dir}; uwsgi_temp_path ${dir}; scgi_temp_path ${dir};
   keepalive_requests 1000000;
@@ -96,7 +130,8 @@ http { access_log off; client_body_temp_path ${dir}; proxy_temp_path ${dir}; fas
   const pool = new Pool(origin, { connect: { ca: tls.ca, servername: 'localhost' } });
   await waitFor(async () => (await pool.request({ path: '/', method: 'GET' }).catch(() => undefined))?.statusCode === 200, { timeoutMs: 10000, what: 'nginx' });
   await pool.close();
-  return { origin, stop: () => nginx.kill('SIGTERM') };
+  const master = nginx.pid ?? -1;
+  return { origin, pids: () => [master, ...pidsWhere((_cmd, ppid) => ppid === master)], stop: () => nginx.kill('SIGTERM') };
 }
 
 /** Posts the fast origin as the demo user's job; its address once its service answers through the gateway. */
@@ -144,7 +179,7 @@ async function main(): Promise<void> {
   const profile: Record<string, string> = process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}` } : {};
   const env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...profile };
   const stack = startTsProcess('stack', join(root, 'tools/stack/main.ts'), env, 0, (l) => lines.push(l));
-  let nginx: { origin: string; stop(): void } | undefined;
+  let nginx: Nginx | undefined;
   try {
     await waitFor(() => lines.some((l) => l.includes('Its service:')), { timeoutMs: 300000, intervalMs: 500, what: 'the stack' });
     const gateway = lines.find((l) => l.includes('Gateway:'))!.match(/https:\/\/\S+/)![0];
@@ -155,16 +190,19 @@ async function main(): Promise<void> {
     const { job, url } = await postOrigin(gateway, userKey, image);
     const host = new URL(url).host;
     const container = `${await containerAddress(job)}:8080`;
-    nginx = await startNginx(dataDir, container, tls);
-    const targets: Target[] = [
-      { name: 'direct', origin: `http://${container}` },
-      { name: 'node ingress', origin: ingress, host },
-      { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca },
-      { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca },
+    nginx = await startNginx(dataDir, container, tls, GATEWAY_PROCESSES);
+    // This checkout's gateway and node agent (their command lines name their entry files).
+    const entry = (path: string) => pidsWhere((cmdline) => cmdline.includes(join(root, path)));
+    const [gatewayPids, agentPids] = [entry('apps/gateway/src/main.ts'), entry('apps/node-agent/src/main.ts')];
+    const targets: Array<Target & { proxies: Record<string, number[]> }> = [
+      { name: 'direct', origin: `http://${container}`, proxies: {} },
+      { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids } },
+      { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids } },
+      { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca, proxies: { nginx: nginx.pids() } },
     ];
     for (const t of targets) await measure(t, 1); // warm up: JIT, keep-alive sockets, TLS sessions
     const results = new Map<string, Measure>();
-    for (const t of targets) results.set(t.name, await measure(t, seconds));
+    for (const t of targets) results.set(t.name, await measure(t, seconds, t.proxies));
     const direct = results.get('direct')!;
     const viaGateway = results.get('gateway')!;
     const viaNginx = results.get('nginx')!;
@@ -173,8 +211,11 @@ async function main(): Promise<void> {
     const [load] = loadavg();
     const cores = availableParallelism();
     console.log(`  machine: ${cores} cores, load average ${load.toFixed(1)}${load > cores ? ' (busier than its cores: the proxied paths are understated)' : ''}`);
+    console.log(`  nginx: ${GATEWAY_PROCESSES} worker${GATEWAY_PROCESSES === 1 ? '' : 's'} (as many as gateway processes), the stack's certificate, keep-alive to the container`);
     for (const [name, m] of results) {
-      console.log(`  ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${m.p99.toFixed(1).padStart(6)} ms  ${(m.rps / direct.rps).toFixed(2)}x direct`);
+      const cpu = Object.entries(m.cpu).map(([proxy, us]) => `${proxy} ${us.toFixed(0)} µs`);
+      const cpuText = cpu.length ? `  CPU per request: ${cpu.join(' + ')}` : '';
+      console.log(`  ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${m.p99.toFixed(1).padStart(6)} ms  ${(m.rps / direct.rps).toFixed(2)}x direct${cpuText}`);
     }
     const toDirect = viaGateway.rps / direct.rps;
     const toNginx = viaGateway.rps / viaNginx.rps;

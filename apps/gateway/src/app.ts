@@ -80,17 +80,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
   };
 
   const handle: http.RequestListener = (req, res) => {
-    const started = process.hrtime.bigint();
     const requestId = requestIdFor(req);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    res.on('finish', () => {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
-      const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
-      logger[level]({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
-    });
+    // Request lines are info and debug: above those, nothing is timed or listened for.
+    if (logger.isLevelEnabled('info')) {
+      const started = process.hrtime.bigint();
+      res.on('finish', () => {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
+        const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
+        logger[level]({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+      });
+    }
     if (opts.ingress?.matches(req.headers.host)) {
       opts.ingress.handle(req, res, requestId);
       return;
@@ -128,7 +131,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       else refuseUpgrade(socket, 404);
     },
     close: () => {
-      for (const upstream of upstreams.values()) upstream.agent.destroy();
+      for (const upstream of upstreams.values()) void upstream.dispatcher.destroy();
       opts.ingress?.close();
     },
   };

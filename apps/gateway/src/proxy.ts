@@ -1,19 +1,21 @@
-import http from 'node:http';
+import type http from 'node:http';
 import type { Logger } from 'pino';
-import { forward, type Forwarded } from '@ocg/http';
+import type { Dispatcher } from 'undici';
+import { forward, upstreamPool, type Forwarded } from '@ocg/http';
 import { sendError } from './respond';
 
 export interface Upstream {
   name: string;
   url: URL;
-  agent: http.Agent;
+  /** Keep-alive connections to the service. */
+  dispatcher: Dispatcher;
 }
 
 export function createUpstreams(bases: Record<string, string>, maxSockets: number): Map<string, Upstream> {
   return new Map(
     Object.entries(bases).map(([name, base]) => [
       name,
-      { name, url: new URL(base), agent: new http.Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: 'lifo' }) },
+      { name, url: new URL(base), dispatcher: upstreamPool(base, { connections: maxSockets }) },
     ]),
   );
 }

@@ -37,7 +37,7 @@ export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
 export { contractValidation, type ContractValidationOptions } from './contract-validation';
-export { forward, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded } from './forward';
+export { forward, upstreamAgent, upstreamPool, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded, type UpstreamOptions } from './forward';
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
 export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';

@@ -1,7 +1,7 @@
 /** The proxy core: a caller that goes away is not an upstream failure; an upstream that cannot be reached is. */
 import http from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
-import { forward, listen, type RunningServer } from '../src';
+import { forward, listen, upstreamAgent, type RunningServer } from '../src';
 
 describe('forward', () => {
   let upstream: RunningServer;
@@ -9,14 +9,14 @@ describe('forward', () => {
   let target: URL;
   const failures: Array<{ code?: string; timedOut: boolean }> = [];
   const upstreamClosed: string[] = [];
-  const agent = new http.Agent({ keepAlive: true });
+  const dispatcher = upstreamAgent({ connections: 16 });
 
   beforeAll(async () => {
     // Never answers: the request stays open until one side gives up.
     upstream = await listen((req, res) => void res.on('close', () => upstreamClosed.push(req.url ?? '')), { host: '127.0.0.1', port: 0 });
     proxy = await listen(
       (req, res) =>
-        forward(req, res, { url: target, agent }, 'rid-1', 5000, (err, timedOut) => {
+        forward(req, res, { url: target, dispatcher }, 'rid-1', 5000, (err, timedOut) => {
           failures.push({ code: err.code, timedOut });
           res.writeHead(503).end();
         }),
@@ -24,7 +24,7 @@ describe('forward', () => {
     );
   });
   afterAll(async () => {
-    agent.destroy();
+    await dispatcher.destroy();
     await proxy.close();
     await upstream.close();
   });
@@ -52,5 +52,44 @@ describe('forward', () => {
     const res = await fetch(`${proxy.url}/x`);
     expect(res.status).toBe(503);
     expect(failures).toEqual([{ code: 'ECONNREFUSED', timedOut: false }]);
+  });
+});
+
+describe('forward to an upstream that answers', () => {
+  let upstream: RunningServer;
+  let proxy: RunningServer;
+  const dispatcher = upstreamAgent({ connections: 4 });
+
+  beforeAll(async () => {
+    upstream = await listen(
+      (req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => res.end(JSON.stringify({ expect: req.headers.expect ?? null, body })));
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const target = new URL(upstream.url);
+    proxy = await listen((req, res) => forward(req, res, { url: target, dispatcher }, 'rid-2', 5000, () => res.writeHead(503).end()), { host: '127.0.0.1', port: 0 });
+  });
+  afterAll(async () => {
+    await dispatcher.destroy();
+    await proxy.close();
+    await upstream.close();
+  });
+
+  it('passes on a body sent after 100 Continue, without the Expect the proxy answered itself', async () => {
+    const answer = await new Promise<{ status?: number; text: string }>((resolve, reject) => {
+      const req = http.request(`${proxy.url}/upload`, { method: 'POST', headers: { expect: '100-continue', 'content-length': '5' } });
+      req.on('continue', () => req.end('hello'));
+      req.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode, text }));
+      });
+      req.on('error', reject);
+    });
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.text)).toEqual({ expect: null, body: 'hello' });
   });
 });

@@ -13,6 +13,7 @@ import {
   guardUpgradeSocket,
   INTERNAL_HEADER_PREFIX,
   refuseUpgrade,
+  upstreamAgent,
   urlRefusal,
   type AddressPolicy,
   type Forwarded,
@@ -20,7 +21,7 @@ import {
 import { forwardedOf } from '../forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
-import { parseIngressHost } from './host';
+import { parseIngressHost, type IngressHost } from './host';
 import { isNodeApiRoute } from './node-routes';
 import { LookupRefused, type IngressResolver, type IngressTarget } from './resolver';
 import { sendNotFoundPage, sendTooManyPage, sendUnavailablePage } from './pages';
@@ -65,8 +66,11 @@ type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
 export function createIngress(opts: IngressOptions): Ingress {
   const policy = opts.policy ?? createAddressPolicy();
   const lookup = guardedLookup(policy);
+  const ca = opts.ca ? [...rootCertificates, opts.ca] : undefined;
+  // Plain requests: undici's keep-alive pools, one per node ingress. WebSockets: node's agents (http-proxy's, see createWsProxy).
+  const dispatcher = upstreamAgent({ connections: 512, lookup, ca });
   const common = { keepAlive: true, maxSockets: 512, scheduling: 'lifo' as const, lookup };
-  const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca: opts.ca ? [...rootCertificates, opts.ca] : undefined }) };
+  const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca }) };
   const wsProxy = createWsProxy();
   const trusted = opts.trustedProxies ?? new BlockList();
   // Parsed and checked once per ingress URL (a node's URL changes only when it registers again).
@@ -81,14 +85,32 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
   const { logger } = opts;
 
+  // Host headers parsed once each (the same few hosts carry nearly every request).
+  const hosts = new LRUCache<string, IngressHost | false>({ max: 10_000 });
+  const parse = (host: string | undefined): IngressHost | undefined => {
+    if (host === undefined) return undefined;
+    let parsed = hosts.get(host);
+    if (parsed === undefined) hosts.set(host, (parsed = parseIngressHost(host, opts.nodeDomain) ?? false));
+    return parsed || undefined;
+  };
+  const resolved = (target: IngressTarget): Resolved => (target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target });
+
+  /** A fresh route at once, without a promise in between (most requests); undefined: `resolve` looks it up. */
+  const known = (host: string | undefined): Resolved | undefined => {
+    const parsed = parse(host);
+    if (!parsed) return { target: { kind: 'unknown' } };
+    const target = opts.resolver.fresh(parsed.address);
+    return target && resolved(target);
+  };
+
   const resolve = async (host: string | undefined, client: string): Promise<Resolved> => {
-    const parsed = parseIngressHost(host, opts.nodeDomain);
+    const parsed = parse(host);
     if (!parsed) return { target: { kind: 'unknown' } };
     const target = await opts.resolver.resolve(parsed.address, async () => {
       const decision = await opts.lookupLimit?.check(client);
       return decision && !decision.allowed ? new LookupRefused(decision.retryAfterSeconds) : undefined;
     });
-    return target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target };
+    return resolved(target);
   };
 
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, forwarded: Forwarded, r: Resolved): void => {
@@ -111,17 +133,18 @@ export function createIngress(opts: IngressOptions): Ingress {
       logger.warn({ requestId, target: target.ingressUrl, refusal: r.refusal }, 'node ingress URL refused');
       return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
     }
-    const agent = r.url.protocol === 'https:' ? agents.https : agents.http;
-    forward(req, res, { url: r.url, agent, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
+    forward(req, res, { url: r.url, dispatcher, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
       logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
       sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);
     });
   };
 
   return {
-    matches: (host) => parseIngressHost(host, opts.nodeDomain) !== undefined,
+    matches: (host) => parse(host) !== undefined,
     handle(req, res, requestId) {
       const forwarded = forwardedOf(req, trusted);
+      const hit = known(req.headers.host);
+      if (hit) return serve(req, res, requestId, forwarded, hit);
       resolve(req.headers.host, forwarded.for).then(
         (r) => serve(req, res, requestId, forwarded, r),
         (err: Error) => {
@@ -159,6 +182,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     },
     close() {
       wsProxy.close();
+      void dispatcher.destroy();
       agents.http.destroy();
       agents.https.destroy();
     },

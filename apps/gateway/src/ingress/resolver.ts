@@ -95,6 +95,19 @@ export class IngressResolver {
     return this.refresh(key);
   }
 
+  /**
+   * The route of a host's address when it is known and fresh (within `cacheMs`;
+   * an unknown or not-ready address within its own time), without waiting for
+   * anything: the ingress serves these at once. Undefined: ask `resolve`.
+   */
+  fresh(address: string): IngressTarget | undefined {
+    const entry = this.entries.get(address.toLowerCase());
+    if (!entry) return undefined;
+    const age = Date.now() - entry.at;
+    const limit = routable(entry.target) ? Math.min(this.opts.cacheMs, this.staleMs) : Math.max(this.negativeMs, this.opts.cacheMs);
+    return age < limit ? entry.target : undefined;
+  }
+
   /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, or somewhere else. */
   apply(change: { job: string; status: string }): void {
     const key = change.job.toLowerCase();

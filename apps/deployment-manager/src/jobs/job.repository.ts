@@ -32,7 +32,8 @@ export class JobRepository extends BaseRepository {
     return this.seal.openDefinition(job.address, job.definition);
   }
 
-  async insert(m: EntityManager, j: NewJob): Promise<boolean> {
+  /** The new job's row; nothing when a job with this address was already recorded. */
+  async insert(m: EntityManager, j: NewJob): Promise<JobRow | undefined> {
     const inserted = await m
       .createQueryBuilder()
       .insert()
@@ -53,10 +54,10 @@ export class JobRepository extends BaseRepository {
       })
       .setParameter('address', j.address)
       .orUpdate([], ['address'])
-      .returning('address')
+      .returning('*')
       .updateEntity(false)
       .execute();
-    return (inserted.raw as unknown[]).length === 1;
+    return returned(inserted);
   }
 
   async find(address: string): Promise<JobRow | undefined> {

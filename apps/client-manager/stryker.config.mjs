@@ -11,6 +11,7 @@ const mutate = [
   // The validator's lookup of a key and its user (moved here from the validator).
   'api-keys/api-key.repository.ts:59-67',
   'validation/api-key-cache.ts',
+  'validation/key-memory.ts',
   'validation/validation.service.ts',
   'scopes/scope.service.ts',
   // The key parts: scopes a new key may hold and the quota (create), the hidden bootstrap key

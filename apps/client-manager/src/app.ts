@@ -18,6 +18,7 @@ import { SigningController } from './signing/signing.controller';
 import { UsersController } from './users/users.controller';
 import { ValidationController } from './validation/validation.controller';
 import { ApiKeyCache } from './validation/api-key-cache';
+import { KeyMemory } from './validation/key-memory';
 import { ApiKeyRepository } from './api-keys/api-key.repository';
 import { ApiKeyService } from './api-keys/api-key.service';
 import { ApiKeyValidator } from './validation/api-key-validator';
@@ -51,12 +52,13 @@ export type ClientManagerServices = ReturnType<typeof composeServices>;
 /** Builds every service object once; main.ts and tests share it. */
 export function composeServices({ logger, db, redis, config, clock = systemClock }: ClientManagerDeps) {
   const secrets = new Secrets(masterKeyOf(config));
-  const cache = new ApiKeyCache(redis, config.API_KEY_CACHE_TTL_SECONDS, logger);
+  const memory = new KeyMemory(redis, config.API_KEY_MEMORY_TTL_SECONDS, clock);
+  const cache = new ApiKeyCache(redis, config.API_KEY_CACHE_TTL_SECONDS, logger, memory);
   const perMinute = (scope: string, limit: number) => new RateLimiter(redis, scope, { limit, windowSeconds: 60 }, logger);
   const userRows = new UserRepository(db);
   const keyRows = new ApiKeyRepository(db);
   const signers = new WalletSigners(userRows, secrets);
-  const validator = new ApiKeyValidator(keyRows, cache, new LastUsedTracker(keyRows, redis, clock, logger), clock);
+  const validator = new ApiKeyValidator(keyRows, cache, new LastUsedTracker(keyRows, redis, clock, logger), clock, memory);
   const keys = new ApiKeyService(keyRows, userRows, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
   const users = new UserService(userRows, keyRows, secrets, keys, cache, clock, logger);
   const internal = new InternalCredential(config.INTERNAL_TOKEN);
@@ -64,6 +66,7 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
     users,
     keys,
     internal,
+    memory,
     authenticator: new Authenticator(validator, new AccessTokenVerifier(config), users, internal),
     sessions: new SessionService(
       new SessionRepository(db),

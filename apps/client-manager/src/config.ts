@@ -35,6 +35,8 @@ const schema = z
     RATE_LIMIT_VALIDATE_PER_MINUTE: positiveInt(600),
     RATE_LIMIT_LOGIN_PER_MINUTE: positiveInt(10),
     API_KEY_CACHE_TTL_SECONDS: positiveInt(60),
+    /** How long an instance answers an active key from memory, without Redis; invalidations drop it at once. */
+    API_KEY_MEMORY_TTL_SECONDS: positiveInt(10),
     /** API keys a user may hold (their system key aside). */
     MAX_API_KEYS_PER_USER: positiveInt(100),
   })

@@ -15,9 +15,11 @@ runService({
     const redis = createRedis(config.REDIS_URL, { name: 'client-manager', onError: (err) => logger.warn({ err: err.message }, 'redis') });
     if (config.MASTER_KEY === undefined) logger.warn('MASTER_KEY is not set: sealing secrets with the public development key (allowed because DEVELOPMENT_MACHINE is set)');
     const deps = { logger, db, redis, config };
+    const services = await startServices(deps);
     return {
-      app: buildApp(deps, await startServices(deps)),
+      app: buildApp(deps, services),
       stop: async () => {
+        await services.memory.close();
         await db.destroy();
         redis.disconnect();
       },

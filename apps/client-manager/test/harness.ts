@@ -94,6 +94,7 @@ export async function startClientManager(opts: HarnessOptions | string = {}): Pr
     },
     close: async () => {
       await server.close();
+      await services.memory.close();
       await db.destroy().catch(() => undefined);
       redis.disconnect();
       await database?.drop();

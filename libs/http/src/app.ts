@@ -2,8 +2,8 @@ import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { installNegotiation } from './negotiate';
-import { requestIdMiddleware, requestIdOf } from './request-id';
-import { callContextMiddleware } from './call-context';
+import { assignRequestId } from './request-id';
+import { callContextOf, withCallContext } from './call-context';
 import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
@@ -71,33 +71,54 @@ function accessLevel(req: express.Request, status: number): 'error' | 'warn' | '
  * Nothing is built for a line the level drops, and `req.log` (a child logger
  * carrying the request id) is only made when a handler uses it.
  */
-function requestLogging(logger: Logger): express.RequestHandler {
+function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string): void {
+  const started = Date.now();
+  let child: Logger | undefined;
+  Object.defineProperty(req, 'log', {
+    configurable: true,
+    enumerable: false,
+    get: () => (child ??= logger.child({ requestId })),
+    set: (value: Logger) => {
+      child = value;
+    },
+  });
+  res.once('close', () => {
+    const status = res.statusCode;
+    const level = accessLevel(req, status);
+    if (!logger.isLevelEnabled(level)) return;
+    const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
+    logger[level]({ requestId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
+  });
+}
+
+/**
+ * Where every request starts, in one express layer: its id, its log line
+ * (written when it ends, on `close`), its call context (what service calls
+ * made for it forward), its body in the three wire formats, and the request
+ * check against the description. Routes run after it, inside the call context.
+ */
+function requestPipeline(opts: HttpAppOptions): express.RequestHandler {
+  const parseBody = bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  const check = requestCheck(opts.contract);
+  const checked = (req: express.Request, res: express.Response, next: express.NextFunction) => (err?: unknown) => {
+    if (err !== undefined) return next(err);
+    try {
+      check(req, res, next);
+    } catch (thrown) {
+      next(thrown);
+    }
+  };
   return (req, res, next) => {
-    const started = Date.now();
-    const requestId = requestIdOf(req);
-    let child: Logger | undefined;
-    Object.defineProperty(req, 'log', {
-      configurable: true,
-      enumerable: false,
-      get: () => (child ??= logger.child({ requestId })),
-      set: (value: Logger) => {
-        child = value;
-      },
-    });
-    res.once('close', () => {
-      const status = res.statusCode;
-      const level = accessLevel(req, status);
-      if (!logger.isLevelEnabled(level)) return;
-      const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
-      logger[level]({ requestId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
-    });
-    next();
+    const requestId = assignRequestId(req, res);
+    logRequest(opts.logger, req, res, requestId);
+    withCallContext(callContextOf(req, requestId), () => parseBody(req, res, checked(req, res, next)));
   };
 }
 
 /**
- * The express app every service starts from: request ids, request logging, the three
- * wire formats in and out. Add routes, then call `installErrorHandling`.
+ * The express app every service starts from: the request pipeline (ids, logging, call
+ * context, the three wire formats in, the request check) and the wire formats out. Add
+ * routes, then call `installErrorHandling`.
  */
 export function createApp(opts: HttpAppOptions): Express {
   const app = express();
@@ -105,11 +126,7 @@ export function createApp(opts: HttpAppOptions): Express {
   app.set('trust proxy', opts.trustProxy ?? false);
   // Plain key=value query strings: no nested objects from `a[b]=c` reaching validation.
   app.set('query parser', 'simple');
-  app.use(requestIdMiddleware());
-  app.use(callContextMiddleware());
-  app.use(requestLogging(opts.logger));
-  app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
+  app.use(requestPipeline(opts));
   installNegotiation(app);
-  app.use(requestCheck(opts.contract));
   return app;
 }

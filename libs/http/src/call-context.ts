@@ -1,6 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { RequestHandler } from 'express';
-import { isSaneRequestId, REQUEST_ID_HEADER } from './request-id';
+import type { IncomingMessage } from 'node:http';
 
 /** W3C trace context: the header a service passes on unchanged to the services it calls. */
 export const TRACEPARENT_HEADER = 'traceparent';
@@ -25,18 +24,12 @@ export function withCallContext<T>(context: CallContext, fn: () => T): T {
 }
 
 /**
- * Makes the request id (already chosen by the request id middleware) and a
- * well-formed `traceparent` the context of everything the request does, so
- * service calls forward them without every caller passing them down.
+ * What the request passes on: its id (already chosen, see request-id.ts) and
+ * its `traceparent` when well-formed. Everything the request does runs with
+ * it (createApp), so service calls forward them without every caller
+ * passing them down.
  */
-export function callContextMiddleware(): RequestHandler {
-  return (req, _res, next) => {
-    const id = req.headers[REQUEST_ID_HEADER];
-    const trace = req.headers[TRACEPARENT_HEADER];
-    const context: CallContext = {
-      requestId: isSaneRequestId(id) ? id : undefined,
-      traceparent: typeof trace === 'string' && TRACEPARENT.test(trace) ? trace : undefined,
-    };
-    storage.run(context, next);
-  };
+export function callContextOf(req: IncomingMessage, requestId: string): CallContext {
+  const trace = req.headers[TRACEPARENT_HEADER];
+  return { requestId, traceparent: typeof trace === 'string' && TRACEPARENT.test(trace) ? trace : undefined };
 }

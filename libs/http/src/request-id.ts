@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Request } from 'express';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -15,15 +16,13 @@ export function isSaneRequestId(value: unknown): value is string {
  * services propagate it), otherwise makes a new one. The chosen id is also written
  * back into the request headers so anything forwarding them passes the sane one on.
  */
-export function requestIdMiddleware(): RequestHandler {
-  return (req, res, next) => {
-    const incoming = req.headers[REQUEST_ID_HEADER];
-    const id = isSaneRequestId(incoming) ? incoming : randomUUID();
-    req.id = id;
-    req.headers[REQUEST_ID_HEADER] = id;
-    res.setHeader(REQUEST_ID_HEADER, id);
-    next();
-  };
+export function assignRequestId(req: IncomingMessage, res: ServerResponse): string {
+  const incoming = req.headers[REQUEST_ID_HEADER];
+  const id = isSaneRequestId(incoming) ? incoming : randomUUID();
+  req.id = id;
+  req.headers[REQUEST_ID_HEADER] = id;
+  res.setHeader(REQUEST_ID_HEADER, id);
+  return id;
 }
 
 /** The request id as a string, or undefined before the request id middleware ran. */

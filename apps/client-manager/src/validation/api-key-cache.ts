@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from '@ocg/http';
 import { publishJson, redisKeys } from '@ocg/redis';
 import { API_KEY_INVALIDATED_CHANNEL, type ApiKeyInvalidatedEvent, type ApiKeyStatus, type UserRecord } from '@ocg/contracts';
+import type { KeyMemory } from './key-memory';
 
 /** What validation needs of a key, cached by its lookup hash. Unknown keys are cached too (`found: false`). */
 export type CachedKey = { found: false } | { found: true; keyId: string; userId: string; status: ApiKeyStatus; scopes: string[]; expiresAt: number | null; user: UserRecord };
@@ -27,6 +28,8 @@ export class ApiKeyCache {
     private readonly redis: Redis,
     private readonly ttlSeconds: number,
     private readonly logger: Logger,
+    /** This instance's memory in front of Redis, forgotten here at once on an invalidation. */
+    private readonly memory?: Pick<KeyMemory, 'forget'>,
   ) {}
 
   /** The entry and the generation to fill with on a miss. */
@@ -45,8 +48,19 @@ export class ApiKeyCache {
     await this.redis.eval(FILL, 2, redisKeys.apiKeyCache(hash), generationKey(hash), generation, JSON.stringify(entry), this.ttlSeconds).catch(() => undefined);
   }
 
-  /** Drops the entry at once and tells other services; retried because a stale entry would outlive a disable. */
+  /**
+   * Drops the entry at once and tells other services and instances; retried because a stale entry would
+   * outlive a disable. The memory forgets after Redis did: a lookup that read Redis before may not keep its answer.
+   */
   async invalidate(keyId: string, hash: string): Promise<void> {
+    try {
+      await this.invalidateShared(keyId, hash);
+    } finally {
+      this.memory?.forget(keyId, hash);
+    }
+  }
+
+  private async invalidateShared(keyId: string, hash: string): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
         await this.redis.eval(INVALIDATE, 2, redisKeys.apiKeyCache(hash), generationKey(hash), this.ttlSeconds + 300);

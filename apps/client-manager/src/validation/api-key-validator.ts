@@ -4,6 +4,7 @@ import type { ApiKeyRepository } from '../api-keys/api-key.repository';
 import type { ApiKeyCache, CachedKey } from './api-key-cache';
 import type { Clock } from '../shared/clock';
 import type { LastUsedTracker } from './last-used';
+import type { KeyMemory } from './key-memory';
 import { toUserRecord } from '../shared/records';
 
 export interface ActiveKey {
@@ -19,8 +20,9 @@ export type KeyFailure = 'malformed' | 'unknown' | 'disabled' | 'expired';
 export type KeyCheck = { ok: true; key: ActiveKey } | { ok: false; reason: KeyFailure };
 
 /**
- * The hot path of authentication: shape check, then the Redis cache by the
- * key's SHA-256, then Postgres. Never decrypts a key.
+ * The hot path of authentication: shape check, then this instance's memory of
+ * active keys, then the Redis cache by the key's SHA-256, then Postgres.
+ * Never decrypts a key.
  */
 export class ApiKeyValidator {
   constructor(
@@ -28,20 +30,35 @@ export class ApiKeyValidator {
     private readonly cache: ApiKeyCache,
     private readonly lastUsed: LastUsedTracker,
     private readonly clock: Clock,
+    /** Without it, every validation asks Redis. */
+    private readonly memory?: KeyMemory,
   ) {}
 
   async check(text: string): Promise<KeyCheck> {
     // Garbage never reaches Redis or Postgres: the checksum rejects it offline.
     if (!isWellFormedApiKey(text)) return { ok: false, reason: 'malformed' };
     const hash = apiKeyLookupHash(text);
+    const remembered = this.memory?.get(hash);
+    if (remembered && !this.expired(remembered)) return this.active(remembered);
+    const memoryGeneration = this.memory?.generation ?? 0;
     const { entry: cached, generation } = await this.cache.read(hash);
     const entry = cached ?? (await this.load(hash));
     if (!cached) void this.cache.fill(hash, generation, entry);
     if (!entry.found) return { ok: false, reason: 'unknown' };
     if (entry.status !== 'active') return { ok: false, reason: 'disabled' };
-    if (entry.expiresAt !== null && entry.expiresAt <= this.clock()) return { ok: false, reason: 'expired' };
-    this.lastUsed.touch(entry.keyId);
-    return { ok: true, key: { keyId: entry.keyId, userId: entry.userId, scopes: entry.scopes, user: entry.user, expiresAt: entry.expiresAt } };
+    const key: ActiveKey = { keyId: entry.keyId, userId: entry.userId, scopes: entry.scopes, user: entry.user, expiresAt: entry.expiresAt };
+    if (this.expired(key)) return { ok: false, reason: 'expired' };
+    this.memory?.remember(hash, key, memoryGeneration);
+    return this.active(key);
+  }
+
+  private expired(key: ActiveKey): boolean {
+    return key.expiresAt !== null && key.expiresAt <= this.clock();
+  }
+
+  private active(key: ActiveKey): KeyCheck {
+    this.lastUsed.touch(key.keyId);
+    return { ok: true, key };
   }
 
   private async load(hash: string): Promise<CachedKey> {

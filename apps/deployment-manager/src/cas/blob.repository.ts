@@ -35,16 +35,15 @@ export class BlobRepository extends BaseRepository {
       .execute();
   }
 
-  /** `userId` may read the blob, held by a job of theirs: off the upload quota. */
-  async addReader(m: EntityManager, cid: string, userId: string): Promise<void> {
-    await m
-      .createQueryBuilder()
-      .insert()
-      .into(BlobReaderEntity)
-      .values({ cid, user_id: userId, uploaded_at: null })
-      .orUpdate(['uploaded_at'], ['cid', 'user_id'])
-      .updateEntity(false)
-      .execute();
+  /** Stores the sealed bytes under their id (once) and lets `userId` read them, held by a job of theirs: off the upload quota. */
+  async storeForReader(m: EntityManager, cid: string, sealed: string, size: number, userId: string): Promise<void> {
+    // SQL: both inserts in one statement (a data-modifying WITH), each with its own conflict rule; the reader's
+    // reference to the blob is checked at the statement's end, when the blob is there.
+    await m.query(
+      `WITH blob AS (INSERT INTO blobs (cid, sealed, size) VALUES ($1, $2, $3) ON CONFLICT (cid) DO NOTHING)
+       INSERT INTO blob_readers (cid, user_id, uploaded_at) VALUES ($1, $4, NULL) ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at`,
+      [cid, sealed, size, userId],
+    );
   }
 
   /** The blob, when `userId` may read it. */

@@ -57,8 +57,7 @@ export class CasService {
   /** Stores the bytes (once) and lets `reader` read them, held by a job of theirs (off the upload quota). */
   async put(m: EntityManager, bytes: Uint8Array, reader: string): Promise<string> {
     const cid = cidOf(bytes);
-    await this.store(m, cid, bytes);
-    await this.blobs.addReader(m, cid, reader);
+    await this.blobs.storeForReader(m, cid, this.sealed(cid, bytes), bytes.length, reader);
     return cid;
   }
 
@@ -73,8 +72,12 @@ export class CasService {
   }
 
   private async store(m: EntityManager, cid: string, bytes: Uint8Array): Promise<void> {
+    await this.blobs.store(m, cid, this.sealed(cid, bytes), bytes.length);
+  }
+
+  private sealed(cid: string, bytes: Uint8Array): string {
     if (bytes.length > this.limits.maxBytes) throw new PayloadTooLargeError(`content of ${bytes.length} bytes is over the ${this.limits.maxBytes}-byte limit`);
-    await this.blobs.store(m, cid, this.seal.sealBlob(cid, bytes), bytes.length);
+    return this.seal.sealBlob(cid, bytes);
   }
 
   private async checkQuota(m: EntityManager, userId: string, cid: string, size: number): Promise<void> {

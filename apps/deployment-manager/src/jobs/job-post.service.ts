@@ -13,6 +13,7 @@ import { checkGpus, checkJobLimits, durationFor, exposesPorts, type DefinitionLo
 import type { HoldRepository } from './hold.repository';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
+import type { JobRow } from './job-row';
 import type { MarketWaker } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 
@@ -54,15 +55,17 @@ export class JobPostService {
     const priced = await this.price(caller, body);
     const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
     if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);
+    let recorded: JobRow | undefined;
     try {
       const hold = priced.amount > 0 ? await this.hold(caller, address, priced) : undefined;
-      await this.record(caller, address, priced, hold);
+      recorded = await this.record(caller, address, priced, hold);
     } catch (err) {
       if (idempotencyKey !== undefined && isFinal(err)) await this.d.requests.release(caller.userId, idempotencyKey);
       throw err;
     }
     this.d.waker.wake(priced.market.address);
-    return this.d.query.view(address);
+    // The row this request inserted is the whole record; one a concurrent retry recorded first is read back.
+    return recorded ? this.d.query.recorded(recorded) : this.d.query.view(address);
   }
 
   private async price(caller: Caller, body: PostJobRequest): Promise<Priced> {
@@ -100,9 +103,9 @@ export class JobPostService {
     return hold;
   }
 
-  /** The definition, the job and its applied hold, all or nothing. */
-  private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<void> {
-    await this.d.jobs.transaction(async (m) => {
+  /** The definition, the job and its applied hold, all or nothing. The new row; nothing when a concurrent retry recorded it first. */
+  private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<JobRow | undefined> {
+    return this.d.jobs.transaction(async (m) => {
       const definitionCid = await this.d.cas.put(m, p.def.bytes, caller.userId);
       const inserted = await this.d.jobs.insert(m, {
         address,
@@ -116,10 +119,11 @@ export class JobPostService {
         durationSeconds: p.duration,
         maxDurationSeconds: p.market.maxDurationSeconds,
       });
-      if (!inserted) return; // the same request, retried concurrently, recorded it first
+      if (!inserted) return undefined; // the same request, retried concurrently, recorded it first
       if (hold && !(await this.d.holds.placed(m, address, hold.id, true))) {
         throw new ServiceUnavailableError('This post took too long and its credits were released; post again');
       }
+      return inserted;
     });
   }
 }

@@ -3,6 +3,7 @@ import { NotFoundError, ValidationError } from '@ocg/http';
 import { iso } from '../db';
 import type { Caller } from './caller';
 import type { JobRepository } from './job.repository';
+import type { JobRow } from './job-row';
 import type { JobViews } from './job-views';
 
 export const DEFAULT_PAGE = 50;
@@ -27,6 +28,11 @@ export class JobQueryService {
     if (!job) throw notFound(address);
     const [ops, endpoints] = await Promise.all([this.jobs.ops(address), this.jobs.endpoints(address)]);
     return this.views.record(job, ops, endpoints);
+  }
+
+  /** The record of a job this request just recorded: no ops or endpoints yet, nothing to read back. */
+  recorded(job: JobRow): JobRecord {
+    return this.views.record(job, [], []);
   }
 
   /** Which node serves the job (internal: the gateway's ingress). */

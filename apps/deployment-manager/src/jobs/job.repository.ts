@@ -32,7 +32,8 @@ export class JobRepository extends BaseRepository {
     return this.seal.openDefinition(job.address, job.definition);
   }
 
-  async insert(m: EntityManager, j: NewJob): Promise<boolean> {
+  /** The new job's row; nothing when a job with this address was already recorded. */
+  async insert(m: EntityManager, j: NewJob): Promise<JobRow | undefined> {
     const inserted = await m
       .createQueryBuilder()
       .insert()
@@ -53,10 +54,10 @@ export class JobRepository extends BaseRepository {
       })
       .setParameter('address', j.address)
       .orUpdate([], ['address'])
-      .returning('address')
+      .returning('*')
       .updateEntity(false)
       .execute();
-    return (inserted.raw as unknown[]).length === 1;
+    return returned(inserted);
   }
 
   async find(address: string): Promise<JobRow | undefined> {
@@ -120,46 +121,9 @@ export class JobRepository extends BaseRepository {
    * to exactly one node.
    */
   async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<JobRow | undefined> {
-    return (await this.redeliver(market, node, redeliverAfterSeconds)) ?? this.claimQueued(market, node, capacity);
-  }
-
-  /** A lock per node makes its concurrent claims count one after another, so together they never pass the capacity. */
-  private claimQueued(market: string, node: string, capacity: number): Promise<JobRow | undefined> {
-    return this.db.transaction(async (m) => {
-      // SQL: an advisory lock, which TypeORM has no word for.
-      await m.query(`SELECT pg_advisory_xact_lock(hashtext('ocg:claim:' || $1))`, [node]);
-      // SQL: a SKIP LOCKED pick, ordered, under a capacity subquery, feeding the guarded UPDATE … RETURNING of one statement.
-      return one<JobRow>(
-        m,
-        `WITH next AS (
-           SELECT address FROM jobs WHERE market_address = $1 AND status = 'QUEUED'
-             AND (SELECT count(*) FROM jobs WHERE node_address = $2 AND status = 'RUNNING') < $4
-           ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
-         )
-         UPDATE jobs j SET status = 'RUNNING', node_address = $2, started_at = now(), last_seen_at = now(), acked_at = NULL, updated_at = now(),
-                           ends_at = now() + make_interval(secs => j.duration_seconds)
-         FROM next WHERE j.address = next.address AND j.status = ANY($3)
-         RETURNING j.*`,
-        [market, node, allowedSources('RUNNING'), capacity],
-      );
-    });
-  }
-
-  /** Billing starts when the node gets the job, so a redelivered claim starts its clock again. */
-  private redeliver(market: string, node: string, afterSeconds: number): Promise<JobRow | undefined> {
-    // SQL: a SKIP LOCKED pick, ordered, feeding the guarded UPDATE … RETURNING of one statement.
-    return one<JobRow>(
-      this.db.manager,
-      `WITH mine AS (
-         SELECT address FROM jobs WHERE market_address = $1 AND node_address = $2 AND status = 'RUNNING' AND acked_at IS NULL
-           AND started_at <= now() - make_interval(secs => $3)
-         ORDER BY seq LIMIT 1 FOR UPDATE SKIP LOCKED
-       )
-       UPDATE jobs j SET started_at = now(), last_seen_at = now(), updated_at = now(), ends_at = now() + make_interval(secs => j.duration_seconds)
-       FROM mine WHERE j.address = mine.address AND j.status = 'RUNNING' AND j.acked_at IS NULL
-       RETURNING j.*`,
-      [market, node, afterSeconds],
-    );
+    // SQL: claim_job (migration 1760000006600): the redelivery, else the node's advisory lock and the SKIP LOCKED pick under
+    // its capacity, in one round trip, each statement on a fresh snapshot.
+    return one<JobRow>(this.db.manager, 'SELECT * FROM claim_job($1, $2, $3, $4, $5)', [market, node, redeliverAfterSeconds, capacity, allowedSources('RUNNING')]);
   }
 
   /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */

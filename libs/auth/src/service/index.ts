@@ -12,7 +12,8 @@ export {
   remoteKeyValidator,
   toValidatedKey,
 } from './remote-key-validator';
-export { KeyCache } from './key-cache';
+export { type CachedValidation, KeyCache } from './key-cache';
+export { type KeyInvalidations, followKeyInvalidations } from './key-invalidations';
 export { type Invalidation, parseInvalidation } from './invalidation';
 export { AuthenticationRegistry, type ExpressAuthentication, type ExpressAuthenticationOptions, createExpressAuthentication } from './express-auth';
 export {

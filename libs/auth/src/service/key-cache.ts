@@ -1,7 +1,15 @@
 import type { ValidatedKey } from './identity';
 
-interface Entry {
-  result: ValidatedKey | null;
+/** What the cache reads of an answer: whose key it is (for invalidations) and when the key expires. */
+export interface CachedValidation {
+  apiKeyId: string;
+  userId: string;
+  /** Unix ms; absent when the key never expires. */
+  expiresAt?: number;
+}
+
+interface Entry<T> {
+  result: T | null;
   expiresAt: number;
 }
 
@@ -10,8 +18,8 @@ interface Entry {
  * Invalidation comes by key id or user id (what client-manager knows when a
  * key is disabled or deleted), so both are indexed back to hashes.
  */
-export class KeyCache {
-  private readonly entries = new Map<string, Entry>();
+export class KeyCache<T extends CachedValidation = ValidatedKey> {
+  private readonly entries = new Map<string, Entry<T>>();
   private readonly hashesByKeyId = new Map<string, string>();
   /** Bumped by every invalidation, so a lookup that started before one never caches its stale answer. */
   generation = 0;
@@ -24,7 +32,7 @@ export class KeyCache {
   ) {}
 
   /** The cached answer, or undefined on a miss (null is a cached "not valid"). */
-  get(hash: string): ValidatedKey | null | undefined {
+  get(hash: string): T | null | undefined {
     const entry = this.entries.get(hash);
     if (entry === undefined) return undefined;
     if (entry.expiresAt <= this.now()) {
@@ -34,7 +42,7 @@ export class KeyCache {
     return entry.result;
   }
 
-  set(hash: string, result: ValidatedKey | null, generation: number): void {
+  set(hash: string, result: T | null, generation: number): void {
     if (generation !== this.generation) return;
     this.delete(hash);
     if (this.entries.size >= this.maxEntries) this.delete(this.entries.keys().next().value as string);

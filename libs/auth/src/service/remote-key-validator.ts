@@ -11,7 +11,7 @@ import { INTERNAL_TOKEN_HEADER, ServiceClient, ServiceUnavailableError } from '@
 import { apiKeyLookupHash, isWellFormedApiKey } from '../api-key';
 import type { KeyValidator, ValidatedKey } from './identity';
 import { KeyCache } from './key-cache';
-import { parseInvalidation } from './invalidation';
+import { followKeyInvalidations } from './key-invalidations';
 
 /** Defined once, in @ocg/http (its service client sends it); re-exported for the auth hooks. */
 export { INTERNAL_TOKEN_HEADER };
@@ -46,7 +46,7 @@ export interface RemoteKeyValidator extends KeyValidator {
 
 export function remoteKeyValidator(opts: RemoteKeyValidatorOptions): RemoteKeyValidator {
   const cache = new KeyCache(opts.cacheTtlMs ?? 10_000, opts.negativeCacheTtlMs ?? 2_000, opts.maxEntries ?? 10_000, opts.now ?? Date.now);
-  const subscription = opts.redis ? subscribe(opts.redis, opts.invalidationChannel ?? API_KEY_INVALIDATION_CHANNEL, cache) : undefined;
+  const subscription = opts.redis ? followKeyInvalidations(opts.redis, opts.invalidationChannel ?? API_KEY_INVALIDATION_CHANNEL, cache) : undefined;
   const inFlight = new Map<string, Promise<ValidatedKey | null>>();
   const ask = askClientManager(opts);
 
@@ -107,41 +107,4 @@ export function toValidatedKey(body: unknown): ValidatedKey | null {
   const key: ValidatedKey = { apiKeyId: b.apiKeyId, userId: b.user.id, scopes, user: b.user as ValidatedKey['user'] };
   const expiresAt = typeof b.expiresAt === 'string' ? Date.parse(b.expiresAt) : NaN;
   return Number.isFinite(expiresAt) ? { ...key, expiresAt } : key;
-}
-
-interface Subscription {
-  live: boolean;
-  ready: Promise<void>;
-  close(): Promise<void>;
-}
-
-function subscribe(redis: Redis, channel: string, cache: KeyCache): Subscription {
-  const subscriber = redis.duplicate();
-  let markReady: () => void = () => undefined;
-  const state: Subscription = { live: false, ready: new Promise<void>((r) => (markReady = r)), close: async () => subscriber.disconnect() };
-  subscriber.on('error', () => undefined); // reconnects on its own; while down, nothing is cached
-  subscriber.on('message', (ch: string, text: string) => {
-    // Stryker disable next-line ConditionalExpression: the subscriber subscribes to this one channel only
-    if (ch !== channel) return;
-    const what = parseInvalidation(text);
-    if (what.all) cache.clear();
-    what.keyIds.forEach((id) => cache.dropKeyId(id));
-    what.hashes.forEach((hash) => cache.dropHash(hash));
-    what.userIds.forEach((id) => cache.dropUser(id));
-  });
-  subscriber.on('close', () => {
-    state.live = false;
-    cache.clear(); // messages published while we are away are lost
-  });
-  // On every (re)connection: caching resumes only once the server confirms the subscription.
-  subscriber.on('ready', () => {
-    subscriber.subscribe(channel).then(
-      () => {
-        state.live = true;
-        markReady();
-      },
-      () => undefined,
-    );
-  });
-  return state;
 }

@@ -31,6 +31,7 @@ export const reasons = {
   timeout: (seconds: number) => `execution.timeout of ${seconds} s reached`,
   noGpu: () => 'gpu: true but this node has no GPU (no nvidia runtime in Docker; see NODE_GPUS): post it to a GPU market',
   resources: () => 'args.resources (object storage, model hub, model runner) are not supported by this node yet',
+  resourceFailed: (detail: string) => `a resource could not be fetched: ${detail}`,
   unresolved: (literals: string[]) => `literals still unresolved when the op was due to start: ${literals.join(', ')} (no such result was captured)`,
   startFailed: (detail: string) => `container could not start: ${detail}`,
   userStop: () => 'stopped through the node API',

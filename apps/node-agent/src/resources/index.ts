@@ -1,0 +1,35 @@
+/** The node's remote resources: the cache and the fetch stage, from the agent's settings. */
+import type { Logger } from 'pino';
+import { validateOps, type ResourceItem } from '@ocg/job-definition';
+import type { AgentConfig } from '../config';
+import { ResourceCache } from './cache';
+import { resourcePolicy } from './network';
+import { ResourceStage } from './stage';
+
+const GB = 1e9;
+
+export async function resourceStage(config: AgentConfig, logger: Logger): Promise<ResourceStage> {
+  const keep = config.RESOURCE_KEEP;
+  const checked = validateOps([{ type: 'container/run', id: 'keep', args: { image: 'keep', resources: keep } }]);
+  if (!checked.valid) throw new Error(`RESOURCE_KEEP: ${checked.errors.map((e) => `${e.path.replace('/0/args/resources', '')} ${e.message}`).join('; ')}`);
+  const cache = await ResourceCache.open(config.RESOURCE_CACHE_DIR, config.RESOURCE_CACHE_GB * GB, logger);
+  const stage = new ResourceStage(
+    cache,
+    {
+      concurrency: config.RESOURCE_CONCURRENCY,
+      fileConcurrency: config.RESOURCE_FILE_CONCURRENCY,
+      retries: config.RESOURCE_RETRIES,
+      backoffMs: config.RESOURCE_RETRY_BACKOFF_MS,
+      idleTimeoutMs: config.RESOURCE_IDLE_TIMEOUT_SECONDS * 1000,
+      maxResourceBytes: config.RESOURCE_MAX_GB * GB,
+      maxJobBytes: config.RESOURCE_JOB_MAX_GB * GB,
+      policy: resourcePolicy(config.RESOURCE_ALLOW),
+      s3Endpoint: config.RESOURCE_S3_ENDPOINT,
+      hubUrl: config.RESOURCE_HUB_URL,
+      registryUrl: config.RESOURCE_OLLAMA_REGISTRY_URL,
+    },
+    logger,
+  );
+  if (keep.length > 0) void stage.keep(keep as ResourceItem[], stage.closing);
+  return stage;
+}

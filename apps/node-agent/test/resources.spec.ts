@@ -35,7 +35,7 @@ beforeAll(async () => {
   s3Dir = await mkdtemp(path.join(os.tmpdir(), 's3rver-'));
   cacheDir = await mkdtemp(path.join(os.tmpdir(), 'resource-cache-'));
   s3 = new S3rver({ port: 0, address: '127.0.0.1', directory: s3Dir, silent: true });
-  const { port } = (await s3.run()) as AddressInfo;
+  const { port } = await s3.run();
   proxy = http.createServer((req, res) => {
     const object = req.method === 'GET' && !/[?&](list-type|prefix)=/.test(req.url ?? '');
     const bucket = (req.url ?? '').split(/[/?]/)[1];

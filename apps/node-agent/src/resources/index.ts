@@ -8,11 +8,18 @@ import { ResourceStage } from './stage';
 
 const GB = 1e9;
 
-export async function resourceStage(config: AgentConfig, logger: Logger): Promise<ResourceStage> {
+/** Undefined when the cache cannot be opened (e.g. a directory the agent may not write): that costs the node its resources, not its jobs. */
+export async function resourceStage(config: AgentConfig, logger: Logger): Promise<ResourceStage | undefined> {
   const keep = config.RESOURCE_KEEP;
   const checked = validateOps([{ type: 'container/run', id: 'keep', args: { image: 'keep', resources: keep } }]);
   if (!checked.valid) throw new Error(`RESOURCE_KEEP: ${checked.errors.map((e) => `${e.path.replace('/0/args/resources', '')} ${e.message}`).join('; ')}`);
-  const cache = await ResourceCache.open(config.RESOURCE_CACHE_DIR, config.RESOURCE_CACHE_GB * GB, logger);
+  let cache: ResourceCache;
+  try {
+    cache = await ResourceCache.open(config.RESOURCE_CACHE_DIR, config.RESOURCE_CACHE_GB * GB, logger);
+  } catch (err) {
+    logger.error({ err: (err as Error).message, dir: config.RESOURCE_CACHE_DIR }, 'the resource cache could not be opened: ops with args.resources will fail');
+    return undefined;
+  }
   const stage = new ResourceStage(
     cache,
     {

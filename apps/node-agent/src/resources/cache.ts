@@ -49,6 +49,8 @@ export class ResourceCache {
   private readonly holders = new Map<string, Set<string>>();
   private readonly pinned = new Set<string>();
   private saving: Promise<void> = Promise.resolve();
+  /** Evictions started in the background. */
+  private readonly chores = new Set<Promise<void>>();
 
   private constructor(
     readonly dir: string,
@@ -103,7 +105,7 @@ export class ResourceCache {
       set.delete(holder);
       if (set.size === 0) this.holders.delete(id);
     }
-    void this.evict();
+    this.later(this.evict());
   }
 
   /**
@@ -157,7 +159,7 @@ export class ResourceCache {
       await rename(partial, this.entryDir(meta.id));
       this.entries.set(meta.id, { ...meta, bytes, lastUsed: Date.now() });
       this.save();
-      void this.evict();
+      this.later(this.evict());
       return this.entryDir(meta.id);
     } catch (err) {
       await rm(partial, { recursive: true, force: true });
@@ -207,8 +209,14 @@ export class ResourceCache {
     await rename(`${file}.new`, file);
   }
 
-  /** Resolves once the index on disk is current. */
-  flushed(): Promise<void> {
-    return this.saving;
+  private later(chore: Promise<void>): void {
+    const tracked = chore.catch((err: unknown) => this.logger.error({ err }, 'resource cache eviction failed')).finally(() => this.chores.delete(tracked));
+    this.chores.add(tracked);
+  }
+
+  /** Resolves once background evictions are done and the index on disk is current. */
+  async flushed(): Promise<void> {
+    await Promise.all(this.chores);
+    await this.saving;
   }
 }

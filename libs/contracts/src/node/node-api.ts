@@ -33,9 +33,15 @@ export interface NodeEndpointStatus {
 
 /** One remote resource of an op as the node fetches it (`args.resources`). */
 export interface NodeResourceProgress {
-  /** Names the resource (kind and location; never a credential). */
+  /**
+   * Names the resource (kind and location; never a credential).
+   * @maxLength 1000
+   */
   resource: string;
-  /** Where it is mounted in the op's container. */
+  /**
+   * Where it is mounted in the op's container.
+   * @maxLength 1000
+   */
   target: string;
   /** waiting: for a fetch slot; resolving: listing its files; fetching: downloading; ready: mounted next; failed: the op's reason says why. */
   state: 'waiting' | 'resolving' | 'fetching' | 'ready' | 'failed';

@@ -3,6 +3,7 @@ import type { HfRepository } from '@ocg/job-definition';
 import { freePort } from '@ocg/testing';
 import { hfSource } from '../src/resources/hf';
 import { bodyFrom } from '../src/resources/remote-http';
+import { ResourceError, type RemoteFile } from '../src/resources/source';
 import { startModelHub, type ModelHub } from './support/model-hub';
 import { failureOf, fetchAll, readAll, sha256 } from './support/sources';
 
@@ -101,6 +102,18 @@ describe('model hub source', () => {
     expect((await failureOf(source({}, closed).resolve(AbortSignal.timeout(5000)))).failure).toBe('unavailable');
     const aborted = AbortSignal.abort();
     expect((await failureOf(source({}).resolve(aborted))).failure).toBe('timeout');
+  });
+
+  it("passes each redirect through the node's fetch, whose refusal stays the failure", async () => {
+    const lfsHost = new URL(hub.lfsUrl).host;
+    const policed: typeof fetch = (input, init) => {
+      if (new URL(String(input)).host === lfsHost) return Promise.reject(new ResourceError('refused', `${lfsHost} is a private address`));
+      return fetch(input, init);
+    };
+    const s = hfSource({ type: 'HF', target: '/models', repo: 'org/tiny' }, { fetch: policed }, { hubUrl: hub.url });
+    const { files } = await s.resolve(AbortSignal.timeout(5000));
+    const err = await failureOf(s.open(files.find((f) => f.path === 'model.safetensors') as RemoteFile, 0, AbortSignal.timeout(5000)));
+    expect(err.failure).toBe('refused');
   });
 
   it('refuses a repository name that is not one before asking the hub', async () => {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { OllamaModel } from '@ocg/job-definition';
 import { OLLAMA_MODELS_PATH, ollamaSource, parseModelName } from '../src/resources/ollama';
 import { parseChallenge } from '../src/resources/registry-auth';
-import type { ResourceSource } from '../src/resources/source';
+import { ResourceError, type ResourceSource } from '../src/resources/source';
 import { digestOf, startModelRegistry, type ModelRegistry, type PushedModel } from './support/model-registry';
 import { failureOf, fetchAll, readAll } from './support/sources';
 
@@ -104,6 +104,17 @@ describe('model runner source', () => {
       registry.privateRepositories.clear();
     }
     expect((await failureOf(source('tiny', registry.directUrl).resolve(AbortSignal.timeout(5000)))).failure).toBe('denied');
+  });
+
+  it('asks the host a model names when it is neither the runner registry nor the configured one', async () => {
+    const asked: string[] = [];
+    const refusing: typeof fetch = (input) => {
+      asked.push(String(input));
+      return Promise.reject(new ResourceError('refused', 'not allowed'));
+    };
+    const s = ollamaSource({ type: 'Ollama', model: 'reg.example:5000/ns/tiny' }, { fetch: refusing }, { registryUrl: registry.url });
+    expect((await failureOf(s.resolve(AbortSignal.timeout(5000)))).failure).toBe('refused');
+    expect(asked).toEqual(['https://reg.example:5000/v2/ns/tiny/manifests/latest']);
   });
 
   it('reads a Bearer challenge with quoted and bare parameters', () => {

@@ -14,6 +14,8 @@ export interface HubRepo {
   revisions: Record<string, Record<string, Buffer | string>>;
   /** Private: only this Bearer token may read it. */
   token?: string;
+  /** Its LFS files answer with headers and then never send a byte. */
+  stalls?: boolean;
 }
 
 export interface ModelHub {
@@ -22,8 +24,8 @@ export interface ModelHub {
   lfsUrl: string;
   /** The commit a revision resolved to. */
   commit(repo: string, revision: string): string;
-  /** Body bytes sent by the hub and the LFS server since the last reset. */
-  bytesSent(): number;
+  /** File bytes sent by the hub and the LFS server since the last reset (file lists not counted). */
+  fileBytesSent(): number;
   /** Requests seen, as `METHOD path` (query dropped), with whether they carried an Authorization header. */
   requests: { server: 'hub' | 'lfs'; path: string; authorized: boolean; range?: string }[];
   reset(): void;
@@ -52,12 +54,15 @@ export async function startModelHub(repos: Record<string, HubRepo>): Promise<Mod
     commits.set(repo, byRevision);
   }
   let sent = 0;
+  const stalled = new Set<string>();
   const requests: ModelHub['requests'] = [];
   const lfs = await listen((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
     requests.push({ server: 'lfs', path, authorized: !!req.headers.authorization, range: req.headers.range });
-    const blob = blobs.get(path.replace(/^\/lfs\//, ''));
+    const oid = path.replace(/^\/lfs\//, '');
+    const blob = blobs.get(oid);
     if (!blob) return answer(res, 404, 'no such object');
+    if (stalled.has(oid)) return res.writeHead(200, { 'content-length': blob.length }).flushHeaders();
     serveBytes(req, res, blob, (n) => (sent += n));
   });
 
@@ -74,7 +79,6 @@ export async function startModelHub(repos: Record<string, HubRepo>): Promise<Mod
     if (!commit) return answer(res, 404, 'Revision not found', 'RevisionNotFound');
     if (info) {
       const body = Buffer.from(JSON.stringify({ id: repo, sha: commit.sha, siblings: [...commit.files].map(([p, b]) => sibling(p, b)) }));
-      sent += body.length;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
       return res.end(body);
     }
@@ -84,6 +88,7 @@ export async function startModelHub(repos: Record<string, HubRepo>): Promise<Mod
     if (file.length <= LFS_THRESHOLD) return serveBytes(req, res, file, (n) => (sent += n));
     const oid = sha256(file);
     blobs.set(oid, file);
+    if (spec.stalls) stalled.add(oid);
     res.writeHead(302, { location: `${lfs.url}/lfs/${oid}?signature=${randomBytes(8).toString('hex')}`, 'x-repo-commit': commit.sha });
     res.end();
   });
@@ -92,7 +97,7 @@ export async function startModelHub(repos: Record<string, HubRepo>): Promise<Mod
     url: hub.url,
     lfsUrl: lfs.url,
     commit: (repo, revision) => commits.get(repo)?.get(revision)?.sha ?? '',
-    bytesSent: () => sent,
+    fileBytesSent: () => sent,
     requests,
     reset: () => {
       sent = 0;

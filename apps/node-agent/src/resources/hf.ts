@@ -11,8 +11,6 @@ import type { HfRepository } from '@ocg/job-definition';
 import { bodyFrom, expectOk, jsonOf, rangeFrom, remoteGet, safeRelativePath } from './remote-http';
 import { ResourceError, type RemoteFile, type ResourceSource, type SourceContext } from './source';
 
-export const DEFAULT_HUB_URL = 'https://huggingface.co';
-
 /** `name` or `namespace/name`, as the hub allows them. */
 const REPO = /^[A-Za-z0-9][A-Za-z0-9._-]*(\/[A-Za-z0-9][A-Za-z0-9._-]*)?$/;
 const COMMIT = /^[0-9a-f]{40}$/;

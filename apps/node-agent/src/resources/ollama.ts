@@ -15,11 +15,10 @@ import { registryGet, type RegistryAuth } from './registry-auth';
 import { bodyFrom, bytesOf, expectOk } from './remote-http';
 import { ResourceError, type RemoteFile, type ResourceSource, type SourceContext } from './source';
 
-/** Where the runner's image keeps its models: the default target. */
+/** Where the runner's image keeps its models: the default target of a model-runner resource. */
 export const OLLAMA_MODELS_PATH = '/root/.ollama/models';
 /** The runner's own registry: model names without a host are this one's. */
-export const OLLAMA_REGISTRY_HOST = 'registry.ollama.ai';
-export const DEFAULT_OLLAMA_REGISTRY_URL = `https://${OLLAMA_REGISTRY_HOST}`;
+const OLLAMA_REGISTRY_HOST = 'registry.ollama.ai';
 
 const MANIFEST_TYPES = ['application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.oci.image.manifest.v1+json'];
 const MAX_MANIFEST_BYTES = 4 * 1024 * 1024;

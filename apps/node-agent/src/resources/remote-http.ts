@@ -42,14 +42,20 @@ async function send(ctx: SourceContext, label: string, url: string, headers: Rec
   }
 }
 
-/** What a thrown error means for the fetch: the node's own refusals stay as they are. */
+/** What a thrown error means for the fetch: the node's own refusals keep their failure and get the resource's name. */
 export function asResourceError(err: unknown, label: string, signal: AbortSignal): ResourceError {
-  if (err instanceof ResourceError) return err;
   const cause = (err as { cause?: unknown })?.cause;
-  if (cause instanceof ResourceError) return cause;
+  const refusal = err instanceof ResourceError ? err : cause instanceof ResourceError ? cause : undefined;
+  if (refusal) return refusal.message.startsWith(`${label}:`) ? refusal : new ResourceError(refusal.failure, `${label}: ${refusal.message}`);
   if (signal.aborted) return new ResourceError('timeout', `${label}: timed out`);
-  const detail = cause instanceof Error ? cause.message : err instanceof Error ? err.message : String(err);
+  // By shape, not instanceof: fetch's errors may come from another realm (undici's, a test VM's).
+  const detail = messageOf(cause) ?? messageOf(err) ?? String(err);
   return new ResourceError('unavailable', `${label}: ${detail}`);
+}
+
+function messageOf(e: unknown): string | undefined {
+  const message = (e as { message?: unknown } | undefined)?.message;
+  return typeof message === 'string' && message ? message : undefined;
 }
 
 export function failureOf(status: number): ResourceFailure {

@@ -77,7 +77,7 @@ export class NodeAgent {
       logger,
       node: config.NODE_ADDRESS ?? config.NODE_ID,
       authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS,
-      logFollowersPerJob: config.LOG_FOLLOWERS_PER_JOB,
+      logFollow: { perJob: config.LOG_FOLLOWERS_PER_JOB, heartbeatMs: config.LOG_FOLLOW_HEARTBEAT_SECONDS * 1000 },
     });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });

@@ -18,7 +18,7 @@ const FLOOD = 'sleep 2; yes "$(head -c 8000 /dev/zero | tr "\\0" x)" | head -n 5
 
 beforeAll(async () => {
   await prepareEngine();
-  t = await startTestAgent(node, { NODE_ADDRESS: nodeAddress, LOG_MAX_BYTES: String(1024 * 1024), LOG_FOLLOWERS_PER_JOB: '3' });
+  t = await startTestAgent(node, { NODE_ADDRESS: nodeAddress, LOG_MAX_BYTES: String(1024 * 1024), LOG_FOLLOWERS_PER_JOB: '3', LOG_FOLLOW_HEARTBEAT_SECONDS: '1' });
   ({ job, wallet: poster } = await t.submit(definition([runOp('ticker', TICKER, { execution: { group: 'all' } }), runOp('flood', FLOOD, { execution: { group: 'all' } })])));
   await t.waitOp(job, 'flood', 'running');
 });
@@ -118,6 +118,13 @@ describe('resuming', () => {
     resumed.close();
     const oldest = resumed.items[1] as NodeLogLine;
     expect(resumed.items[0]).toEqual({ notice: 'missed', count: oldest.seq - 4 });
+  });
+
+  it('sends a heartbeat on a quiet op', async () => {
+    const quiet = follow('follow=true&tail=0', 'flood');
+    await waitFor(() => quiet.items.length > 0, 'a heartbeat', 5_000);
+    quiet.close();
+    expect(quiet.items[0]).toEqual({ notice: 'heartbeat' });
   });
 
   it('keeps the lines at or after `since`, and after a seq without follow', async () => {

@@ -135,7 +135,8 @@ export interface paths {
          *     retained lines first, then live ones, until the op ends (a last
          *     `{"notice":"end"}`) or the caller hangs up. Lines are `NodeLogLine`s;
          *     `{"notice":"missed","count":N}` says N lines left the node's buffer
-         *     before they could be sent (a slow reader, or a resume after they went).
+         *     before they could be sent (a slow reader, or a resume after they went);
+         *     `{"notice":"heartbeat"}` comes every `LOG_FOLLOW_HEARTBEAT_SECONDS`.
          *     A stream cut without the end notice resumes with `after` set to the last
          *     `seq` read: nothing is repeated or lost that the buffer still holds. A
          *     slow reader is never buffered for: the node stops writing until the

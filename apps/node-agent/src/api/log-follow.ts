@@ -9,8 +9,9 @@ const BATCH = 256;
 
 /**
  * `?follow=true`: NDJSON, one `NodeLogLine` per line (the retained ones
- * first, then live ones) and `NodeLogNotice`s about the stream, until the op
- * ends (`{"notice":"end"}`) or the caller hangs up.
+ * first, then live ones) and `NodeLogNotice`s about the stream (a heartbeat
+ * every `heartbeatMs` too), until the op ends (`{"notice":"end"}`) or the
+ * caller hangs up.
  *
  * The ring is the only queue: the follower remembers the last seq it handled
  * and writes from the ring after it until the socket is full; a slow reader
@@ -19,7 +20,7 @@ const BATCH = 256;
  * node at most the socket's high-water mark and one line, however slowly it
  * reads.
  */
-export function followLog(res: Response, logs: LogBuffer, query: LogQuery): void {
+export function followLog(res: Response, logs: LogBuffer, query: LogQuery, heartbeatMs: number): void {
   res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
   // The caller learns at once that the follow was taken, even when nothing is written for a while.
   res.flushHeaders();
@@ -56,7 +57,12 @@ export function followLog(res: Response, logs: LogBuffer, query: LogQuery): void
     ended = true;
     pump();
   });
-  res.on('close', unsubscribe);
+  // A quiet op still says something now and then, so proxies keep the stream open and a caller can tell a dead connection from silence.
+  const heartbeat = setInterval(() => waiting || res.writableEnded || write({ notice: 'heartbeat' }), heartbeatMs);
+  res.on('close', () => {
+    clearInterval(heartbeat);
+    unsubscribe();
+  });
   pump();
 }
 
@@ -68,16 +74,23 @@ function startAfter(logs: LogBuffer, query: LogQuery): number {
   return wanted.length > query.tail ? wanted[wanted.length - query.tail - 1].seq : start;
 }
 
-/** Open follows per job, counted until each connection closes; past the cap (LOG_FOLLOWERS_PER_JOB) a 429. */
-export class FollowerLimit {
+export interface FollowSettings {
+  /** Open follows per job (LOG_FOLLOWERS_PER_JOB). */
+  perJob: number;
+  /** How often a follow says it is alive (LOG_FOLLOW_HEARTBEAT_SECONDS). */
+  heartbeatMs: number;
+}
+
+/** Open follows per job, counted until each connection closes; past the cap a 429. */
+export class Followers {
   private readonly open = new Map<string, number>();
 
-  constructor(private readonly perJob: number) {}
+  constructor(readonly settings: FollowSettings) {}
 
   take(job: string, res: Response): void {
     const key = job.toLowerCase();
     const count = this.open.get(key) ?? 0;
-    if (count >= this.perJob)
+    if (count >= this.settings.perJob)
       throw new TooManyRequestsError(`job ${job} already has ${count} log followers on this node, the most it allows (LOG_FOLLOWERS_PER_JOB): close one and try again`, 5);
     this.open.set(key, count + 1);
     res.on('close', () => {

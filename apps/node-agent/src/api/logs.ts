@@ -2,7 +2,7 @@ import type { Request, Response } from 'express';
 import type { GetNodeOpLogsResponse } from '@ocg/contracts';
 import { ValidationError } from '@ocg/http';
 import type { LogBuffer, LogLine, LogStream } from '../executor/log-buffer';
-import { followLog, type FollowerLimit } from './log-follow';
+import { followLog, type Followers } from './log-follow';
 
 const STREAMS: ReadonlySet<string> = new Set(['stdout', 'stderr', 'nodeerr']);
 
@@ -20,11 +20,11 @@ export interface LogQuery {
  * lines at or after a time. Without `follow`: one JSON body. With
  * `?follow=true`: NDJSON (log-follow.ts).
  */
-export function sendLogs(req: Request, res: Response, logs: LogBuffer, job: string, followers: FollowerLimit): void {
+export function sendLogs(req: Request, res: Response, logs: LogBuffer, job: string, followers: Followers): void {
   const query = parseQuery(req.query);
   if (isTrue(req.query.follow)) {
     followers.take(job, res);
-    return followLog(res, logs, query);
+    return followLog(res, logs, query, followers.settings.heartbeatMs);
   }
   const lines = logs.lines().filter((l) => l.seq > (query.after ?? 0) && query.keep(l));
   res.json({ job, op: String(req.params.opid), lastSeq: logs.lastSeq, lines: query.tail === undefined ? lines : lines.slice(Math.max(0, lines.length - query.tail)) } satisfies GetNodeOpLogsResponse);

@@ -119,9 +119,11 @@ export interface NodeLogLine {
  * slow reader was) left the node's buffer before they could be sent.
  * `end`: the op ended, and so does the stream (a stream that stops without
  * it was cut: resume with `after` set to the last `seq` read).
+ * `heartbeat`: sent every LOG_FOLLOW_HEARTBEAT_SECONDS (20), so a stream
+ * silent for several of them is dead, not quiet.
  */
 export interface NodeLogNotice {
-  notice: 'missed' | 'end';
+  notice: 'missed' | 'end' | 'heartbeat';
   /**
    * missed: how many lines.
    * @isInt

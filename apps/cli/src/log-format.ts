@@ -27,7 +27,7 @@ export function logLineFormat(ops: string[], opts: { colour: boolean }): LogLine
 }
 
 /** `2025-03-01 14:05:09.123` in the local zone (the node's time has nanoseconds; milliseconds are enough to read). */
-export function clock(iso: string): string {
+function clock(iso: string): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
   const p = (n: number, w = 2) => String(n).padStart(w, '0');

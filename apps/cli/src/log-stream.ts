@@ -3,7 +3,8 @@
  * the node says the op ended. A connection cut before that (no end notice)
  * is opened again after the last seq handed on, with backoff, so a network
  * blip neither loses nor repeats a line; lines the node's buffer dropped
- * meanwhile come as a `missed` count.
+ * meanwhile come as a `missed` count. Heartbeats tell a quiet op from a
+ * dead connection.
  */
 import type { NodeLogLine, NodeLogStreamItem } from '@ocg/contracts';
 import { isTransient, reason } from './gateway';
@@ -25,6 +26,8 @@ export interface LogStreamQuery {
 }
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+/** The node sends a heartbeat every 20 s (LOG_FOLLOW_HEARTBEAT_SECONDS): a stream silent this long is dead, however quiet the op. */
+const IDLE_MS = 90_000;
 /** Cut and unreachable this long: given up on. */
 const GIVE_UP_MS = 120_000;
 
@@ -80,13 +83,20 @@ async function open(api: NodeApi, op: string, query: LogStreamQuery, signal: Abo
   }
 }
 
-/** Hands on each item; 'ended' after the node's end notice, else why the stream stopped. */
+/** Hands on each item; 'ended' after the node's end notice, else why the stream stopped (a silent one is given up after IDLE_MS). */
 async function read(stream: ReadableStream<Uint8Array>, onItem: (item: NodeLogStreamItem) => void): Promise<string> {
+  const reader = stream.getReader();
   const decoder = new TextDecoder();
   let buffered = '';
   try {
-    for await (const chunk of stream as unknown as AsyncIterable<Uint8Array>) {
-      const parts = (buffered + decoder.decode(chunk, { stream: true })).split('\n');
+    for (;;) {
+      const next = await withinIdle(reader.read());
+      if (next === 'idle') {
+        void reader.cancel().catch(() => undefined);
+        return `nothing from the node for ${IDLE_MS / 1000} s`;
+      }
+      if (next.done) return 'the connection ended early';
+      const parts = (buffered + decoder.decode(next.value, { stream: true })).split('\n');
       buffered = parts.pop() ?? '';
       for (const part of parts) {
         if (!part) continue;
@@ -95,8 +105,17 @@ async function read(stream: ReadableStream<Uint8Array>, onItem: (item: NodeLogSt
         onItem(item);
       }
     }
-    return 'the connection ended early';
   } catch (err) {
     return reason(err);
+  }
+}
+
+async function withinIdle<T>(read: Promise<T>): Promise<T | 'idle'> {
+  let timer: NodeJS.Timeout | undefined;
+  const idle = new Promise<'idle'>((resolve) => (timer = setTimeout(() => resolve('idle'), IDLE_MS)));
+  try {
+    return await Promise.race([read, idle]);
+  } finally {
+    clearTimeout(timer);
   }
 }

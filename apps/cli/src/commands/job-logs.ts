@@ -94,7 +94,7 @@ function streamsOf(options: LogsOptions): { streams?: string } {
 }
 
 /** `10m` ago, or an RFC 3339 time, as the node's `since`. */
-export function sinceTime(text: string, now = Date.now()): string {
+function sinceTime(text: string, now = Date.now()): string {
   const ago = /^(\d+)([smhd])$/.exec(text.trim());
   if (ago) return new Date(now - Number(ago[1]) * UNITS[ago[2]]).toISOString();
   const at = Date.parse(text);

@@ -83,7 +83,7 @@ async function watchOps(address: string, options: OpsOptions): Promise<void> {
 }
 
 /** One line per change between two answers: the job's state and stage, each op's state, restarts and endpoints. */
-export function changes(before: NodeJobStatus, after: NodeJobStatus): string[] {
+function changes(before: NodeJobStatus, after: NodeJobStatus): string[] {
   const at = localTime(new Date().toISOString());
   const out: string[] = [];
   const was = (value: string, now: string) => `${value} -> ${now}`;

@@ -763,7 +763,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetNodeOpLogsResponse"];
-                    "application/x-ndjson": components["schemas"]["NodeLogLine"];
+                    "application/x-ndjson": components["schemas"]["NodeLogLine"] | {
+                        count?: number;
+                        /** @enum {string} */
+                        notice: "missed" | "end" | "heartbeat";
+                    };
                     "multipart/form-data": components["schemas"]["GetNodeOpLogsResponse"];
                     "text/plain": string;
                 };

@@ -53,8 +53,22 @@ export async function nodeApiDocument(scratch: string, compilerOptions: ts.Compi
     for (const op of Object.values(item)) delete (op.responses as Json)['403'];
   }
   const ok = ((doc.paths as Record<string, Record<string, Json>>)[LOGS_PATH].get.responses as Record<string, Json>)['200'];
+  // The stream's notices (NodeLogNotice in libs/contracts) are told from lines by having no `seq`.
   (ok.content as Json)['application/x-ndjson'] = {
-    schema: { $ref: '#/components/schemas/NodeLogLine', description: 'With `follow=true`: one line object per line of the stream.' },
+    schema: {
+      description: 'With `follow=true`: one object per line of the stream, a `NodeLogLine` or a notice about the stream (`NodeLogStreamItem`).',
+      oneOf: [
+        { $ref: '#/components/schemas/NodeLogLine' },
+        {
+          type: 'object',
+          description:
+            'missed: `count` lines left the node\'s buffer before they could be sent; heartbeat: sent every LOG_FOLLOW_HEARTBEAT_SECONDS; end: the op ended, and so does the stream.',
+          properties: { notice: { type: 'string', enum: ['missed', 'end', 'heartbeat'] }, count: { type: 'integer', minimum: 1 } },
+          required: ['notice'],
+          additionalProperties: false,
+        },
+      ],
+    },
   };
   return doc;
 }

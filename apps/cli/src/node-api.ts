@@ -8,8 +8,8 @@
 import { Agent } from 'undici';
 import type { Command } from 'commander';
 import { createNodeApiClient, type NodeApiClient } from '@ocg/api-client';
-import type { JobRecord } from '@ocg/contracts';
-import { answer, dataOf, gatewayFrom, reason, withGatewayOptions, type GatewayOptions } from './gateway';
+import type { ErrorBody, JobRecord } from '@ocg/contracts';
+import { answer, gatewayFrom, reason, withGatewayOptions, type GatewayOptions } from './gateway';
 import { loopbackLookup, readCa } from './endpoint';
 import { headerFor } from './node-header';
 import { CliError } from './output';
@@ -30,20 +30,35 @@ export function withNodeApiOptions(command: Command): Command {
 
 export interface NodeApi {
   client: NodeApiClient;
+  /** The same node API without the request timeout, for streams that last as long as the job. */
+  streaming: NodeApiClient;
   url: string;
   job: JobRecord;
 }
 
-/** The job's record, a header signed for its node, and a client for that node. */
+/** A header is good for 5 minutes; a new one is signed a little before. */
+const HEADER_FRESH_MS = 4 * 60_000;
+
+/** The job's record, a header signed for its node (signed again when it gets old), and clients for that node. */
 export async function nodeApiFor(address: string, options: NodeApiOptions): Promise<NodeApi> {
   const gateway = gatewayFrom(options);
   const job = await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } }));
-  const { header, node } = await headerFor(gateway, job);
-  const url = (options.nodeUrl ?? nodeUrlOf(node, job)).replace(/\/+$/, '');
+  let signed = await headerFor(gateway, job);
+  const authorization = async () => {
+    if (Date.now() - signed.timestamp > HEADER_FRESH_MS) signed = await headerFor(gateway, job);
+    return signed.header;
+  };
+  const url = (options.nodeUrl ?? nodeUrlOf(signed.node, job)).replace(/\/+$/, '');
   const dispatcher = new Agent({ connect: { lookup: loopbackLookup, ...(options.ca ? { ca: readCa(options.ca) } : {}) } });
   // Node's fetch takes undici's dispatcher: `*.localhost` is loopback, and the CA is trusted, as for the endpoint probe.
   const timed: typeof fetch = (input, init) => fetch(input, { ...init, dispatcher, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) } as RequestInit);
-  return { client: createNodeApiClient({ baseUrl: url, authorization: header, fetch: timed }), url, job };
+  const untimed: typeof fetch = (input, init) => fetch(input, { ...init, dispatcher } as RequestInit);
+  return {
+    client: createNodeApiClient({ baseUrl: url, authorization, fetch: timed }),
+    streaming: createNodeApiClient({ baseUrl: url, authorization, fetch: untimed }),
+    url,
+    job,
+  };
 }
 
 /** The node host beside the job's own hosts: same scheme, domain and port. */
@@ -55,12 +70,23 @@ function nodeUrlOf(node: string, job: JobRecord): string {
   return url.origin;
 }
 
-/** The data of a node API answer, or a CliError naming the node when it cannot be reached. */
+/** The data of a node API answer, or a CliError naming the node when it cannot be reached or saying why it refused. */
 export async function nodeAnswer<T>(api: NodeApi, call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  let reply: { data?: T; error?: unknown; response: Response };
   try {
-    return dataOf(await call());
+    reply = await call();
   } catch (err) {
-    if (err instanceof CliError) throw err;
     throw new CliError(`cannot reach the node API at ${api.url}: ${reason(err)}`);
   }
+  if (reply.response.ok && reply.data !== undefined) return reply.data;
+  throw nodeRefusal(reply.response.status, reply.error);
+}
+
+/** What the node (or the gateway in front of it) said, as a person reads it: `the node refused (409): group g is not running (a completed)`. */
+export function nodeRefusal(status: number, error: unknown): CliError {
+  const body = (typeof error === 'object' && error !== null ? error : {}) as Partial<ErrorBody>;
+  const message = body.message ?? (typeof error === 'string' && error ? error.slice(0, 200) : `HTTP ${status}`);
+  if (status === 401) return new CliError(`the node refused the signed header (401): ${message}`, error);
+  if (body.code === 'NODE_OFFLINE' || status === 502 || status === 503 || status === 504) return new CliError(`the node cannot be reached now (${status}): ${message}`, error);
+  return new CliError(`the node refused (${status}${body.name ? ` ${body.name}` : ''}): ${message}`, error);
 }

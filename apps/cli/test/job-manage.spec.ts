@@ -135,6 +135,7 @@ describe('job ops and logs', () => {
     const logs: GetNodeOpLogsResponse = {
       job: address,
       op: 'nginx',
+      lastSeq: 8,
       lines: [
         { seq: 7, time: now, stream: 'stdout', text: 'ready' },
         { seq: 8, time: now, stream: 'stderr', text: 'warned' },
@@ -171,9 +172,9 @@ describe('job ops and logs', () => {
     expect(verifyAuthHeader(asked.authorization!, user.address, { requireTimestamp: true, expectedMessage: nodeApiMessage(nodeAddress, address) })).toMatchObject({ ok: true });
   });
 
-  it("prints an op's lines, other streams marked, and passes --tail and --streams on", async () => {
+  it("prints an op's lines with their time and op, other streams marked, and passes --tail and --streams on", async () => {
     const run = await ocg('job', 'logs', address, 'nginx', '--tail', '2', '--streams', 'stdout,stderr', '--node-url', nodeUrl, ...as(user));
-    expect(run.out).toBe('ready\n[stderr] warned\n');
+    expect(run.out).toMatch(new RegExp(`^${LOCAL_TIME}\\.\\d{3} nginx \\| ready\n${LOCAL_TIME}\\.\\d{3} nginx \\| \\[stderr\\] warned\n$`));
     expect(seen.at(-1)!.url).toBe(`/job/${address}/ops/nginx/logs?tail=2&streams=stdout%2Cstderr`);
     expect(JSON.parse((await ocg('job', 'logs', address, 'nginx', '--json', '--node-url', nodeUrl, ...as(user))).out)).toMatchObject({
       job: address,

@@ -74,7 +74,14 @@ export class NodeAgent {
       resources,
     });
     const adopted = await executor.start();
-    const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });
+    const app = buildNodeApi({
+      executor,
+      docker,
+      logger,
+      node: config.NODE_ADDRESS ?? config.NODE_ID,
+      authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS,
+      logFollow: { perJob: config.LOG_FOLLOWERS_PER_JOB, heartbeatMs: config.LOG_FOLLOW_HEARTBEAT_SECONDS * 1000 },
+    });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });

@@ -93,6 +93,10 @@ const schema = z
     HEALTH_FAILURES_TO_OFFLINE: count(2),
     LOG_MAX_LINES: count(10_000),
     LOG_MAX_BYTES: count(2 * 1024 * 1024),
+    /** Open `follow=true` log streams per job (over all its ops); more answer 429. */
+    LOG_FOLLOWERS_PER_JOB: count(32),
+    /** A followed log sends `{"notice":"heartbeat"}` this often, so proxies keep a quiet stream open and callers can tell a dead connection (the CLI gives up on a stream silent for 90 s). */
+    LOG_FOLLOW_HEARTBEAT_SECONDS: z.coerce.number().int().positive().max(60).default(20),
     /** Duration of a job run with `--run` (the control plane sends its own). */
     JOB_DURATION_SECONDS: count(7200),
     /** How long an ended job's final state stays readable through the node API. */

@@ -22,7 +22,7 @@ function operationsOf(router: Router): string[] {
 
 const documented = Object.entries(nodeOpenApiDocument.paths).flatMap(([template, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${template}`));
 // The routes read the executor only when a request comes.
-const served = operationsOf(nodeApiRoutes({} as Executor, 'node', 300));
+const served = operationsOf(nodeApiRoutes({} as Executor, 'node', 300, { perJob: 1, heartbeatMs: 1000 }));
 const health = operationsOf(healthRoutes({}));
 
 describe('the node API document', () => {
@@ -71,7 +71,7 @@ describe('answers held to the document', () => {
       destination: new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString()), done()) }),
     });
     const executor = { poster: () => poster.address, status: () => body } as unknown as Executor;
-    const server = await listen(buildNodeApi({ executor, docker: {} as Docker, logger, node: 'node', authMaxAgeSeconds: 300 }), { host: '127.0.0.1', port: 0 });
+    const server = await listen(buildNodeApi({ executor, docker: {} as Docker, logger, node: 'node', authMaxAgeSeconds: 300, logFollow: { perJob: 1, heartbeatMs: 1000 } }), { host: '127.0.0.1', port: 0 });
     try {
       const header = createAuthHeader(createSigner(poster.secretKey), nodeApiMessage('node', job)).header;
       const res = await fetch(`${server.url}/job/${job}/ops`, { headers: { authorization: header } });

@@ -131,8 +131,17 @@ export interface paths {
         /**
          * Read an op's logs
          * @description The op's retained output, oldest first. With `follow=true` the answer is
-         *     `application/x-ndjson` instead: one `NodeLogLine` per line, the retained
-         *     ones first, then live ones until the op ends or the caller hangs up.
+         *     `application/x-ndjson` instead: one `NodeLogStreamItem` per line, the
+         *     retained lines first, then live ones, until the op ends (a last
+         *     `{"notice":"end"}`) or the caller hangs up. Lines are `NodeLogLine`s;
+         *     `{"notice":"missed","count":N}` says N lines left the node's buffer
+         *     before they could be sent (a slow reader, or a resume after they went);
+         *     `{"notice":"heartbeat"}` comes every `LOG_FOLLOW_HEARTBEAT_SECONDS`.
+         *     A stream cut without the end notice resumes with `after` set to the last
+         *     `seq` read: nothing is repeated or lost that the buffer still holds. A
+         *     slow reader is never buffered for: the node stops writing until the
+         *     connection drains. Each job may have `LOG_FOLLOWERS_PER_JOB` follows
+         *     open at once (429 beyond).
          */
         get: operations["GetNodeOpLogs"];
         put?: never;
@@ -221,6 +230,12 @@ export interface components {
         /** @description `GET /job/{job}/ops/{opid}/logs` without `follow`: the retained lines, oldest first. */
         GetNodeOpLogsResponse: {
             job: string;
+            /**
+             * Format: int32
+             * @description The seq of the op's newest line, kept by the query or not (0 before the first):
+             *     a follow with `after` set to it goes on exactly where this answer ends.
+             */
+            lastSeq: number;
             lines: components["schemas"]["NodeLogLine"][];
             op: string;
         };
@@ -754,11 +769,15 @@ export interface operations {
     GetNodeOpLogs: {
         parameters: {
             query?: {
+                /** @description Only lines with a greater `seq`: the last `seq` the caller has, to resume a stream. */
+                after?: number;
                 /** @description `true` or `1`: stream the lines as NDJSON until the op ends. */
                 follow?: string;
+                /** @description Only lines at or after this time (RFC 3339; the line's `time`). */
+                since?: string;
                 /** @description Comma-separated streams to keep: stdout, stderr, nodeerr (default all). */
                 streams?: string;
-                /** @description Only the last this many retained lines. */
+                /** @description Only the last this many lines (of those the other parameters keep). */
                 tail?: number;
             };
             header?: never;
@@ -779,7 +798,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["GetNodeOpLogsResponse"];
-                    "application/x-ndjson": components["schemas"]["NodeLogLine"];
+                    "application/x-ndjson": components["schemas"]["NodeLogLine"] | {
+                        count?: number;
+                        /** @enum {string} */
+                        notice: "missed" | "end" | "heartbeat";
+                    };
                     "multipart/form-data": components["schemas"]["GetNodeOpLogsResponse"];
                     "text/plain": string;
                 };
@@ -788,6 +811,15 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             /** @description The job is not running on this node, or it has no such op */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description With follow: the job has LOG_FOLLOWERS_PER_JOB follows open already */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { nodeOpenApiDocument } from '@ocg/api-spec';
 import { contractValidation, createApp, healthRoutes, installErrorHandling } from '@ocg/http';
 import type { Executor } from '../executor/executor';
+import type { FollowSettings } from './log-follow';
 import { nodeApiRoutes } from './routes';
 
 export interface NodeApiOptions {
@@ -13,6 +14,7 @@ export interface NodeApiOptions {
   /** This node's address: node API headers must name it. */
   node: string;
   authMaxAgeSeconds: number;
+  logFollow: FollowSettings;
 }
 
 /** Not ready while ended jobs left objects in the engine (their removal is retried meanwhile). */
@@ -30,7 +32,7 @@ export function buildNodeApi(opts: NodeApiOptions): Express {
   const app = createApp({ service: 'node-agent', logger: opts.logger, contract: { document, service: 'node-agent' } });
   app.use(contractValidation({ document }));
   app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()), cleanup: async () => assertClean(opts.executor) }));
-  app.use(nodeApiRoutes(opts.executor, opts.node, opts.authMaxAgeSeconds));
+  app.use(nodeApiRoutes(opts.executor, opts.node, opts.authMaxAgeSeconds, opts.logFollow));
   installErrorHandling(app, opts.logger);
   return app;
 }

@@ -45,26 +45,48 @@ export class NodeJobsDescription {
 
   /**
    * The op's retained output, oldest first. With `follow=true` the answer is
-   * `application/x-ndjson` instead: one `NodeLogLine` per line, the retained
-   * ones first, then live ones until the op ends or the caller hangs up.
+   * `application/x-ndjson` instead: one `NodeLogStreamItem` per line, the
+   * retained lines first, then live ones, until the op ends (a last
+   * `{"notice":"end"}`) or the caller hangs up. Lines are `NodeLogLine`s;
+   * `{"notice":"missed","count":N}` says N lines left the node's buffer
+   * before they could be sent (a slow reader, or a resume after they went);
+   * `{"notice":"heartbeat"}` comes every `LOG_FOLLOW_HEARTBEAT_SECONDS`.
+   * A stream cut without the end notice resumes with `after` set to the last
+   * `seq` read: nothing is repeated or lost that the buffer still holds. A
+   * slow reader is never buffered for: the node stops writing until the
+   * connection drains. Each job may have `LOG_FOLLOWERS_PER_JOB` follows
+   * open at once (429 beyond).
    * @summary Read an op's logs
    * @param job The job address.
    * @maxLength job 100
    * @param opid The op id.
    * @maxLength opid 63
-   * @param tail Only the last this many retained lines.
+   * @param tail Only the last this many lines (of those the other parameters keep).
    * @isInt tail
    * @minimum tail 0
    * @param streams Comma-separated streams to keep: stdout, stderr, nodeerr (default all).
    * @maxLength streams 100
    * @param follow `true` or `1`: stream the lines as NDJSON until the op ends.
    * @maxLength follow 5
+   * @param after Only lines with a greater `seq`: the last `seq` the caller has, to resume a stream.
+   * @isInt after
+   * @minimum after 0
+   * @param since Only lines at or after this time (RFC 3339; the line's `time`).
    */
   @Get('{job}/ops/{opid}/logs')
   @Response<ErrorBody>(404, 'The job is not running on this node, or it has no such op')
+  @Response<ErrorBody>(429, 'With follow: the job has LOG_FOLLOWERS_PER_JOB follows open already')
   @Security('nodeApiHeader')
-  public getNodeOpLogs(@Path() job: string, @Path() opid: string, @Query() tail?: number, @Query() streams?: string, @Query() follow?: string): Promise<GetNodeOpLogsResponse> {
-    return described(job, opid, tail, streams, follow);
+  public getNodeOpLogs(
+    @Path() job: string,
+    @Path() opid: string,
+    @Query() tail?: number,
+    @Query() streams?: string,
+    @Query() follow?: string,
+    @Query() after?: number,
+    @Query() since?: Date,
+  ): Promise<GetNodeOpLogsResponse> {
+    return described(job, opid, tail, streams, follow, after, since);
   }
 
   /**

@@ -5,14 +5,16 @@ import { ExecutorError } from '../executor/errors';
 import type { Executor } from '../executor/executor';
 import type { OpStatus } from '../executor/types';
 import { posterAuth } from './auth';
+import { Followers, type FollowSettings } from './log-follow';
 import { sendLogs } from './logs';
 
 /**
  * Bodies are the node DTOs of libs/contracts; the routes are described by
  * libs/api-spec/node-openapi.json (from contract.ts). Handlers are one executor call each.
  */
-export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSeconds: number): Router {
+export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSeconds: number, follow: FollowSettings): Router {
   const router = Router();
+  const followers = new Followers(follow);
   const auth = posterAuth(executor, node, authMaxAgeSeconds);
   const p = (req: Request, name: string): string => String(req.params[name]);
   const control = (act: (req: Request) => Promise<OpStatus[]>) =>
@@ -31,7 +33,7 @@ export function nodeApiRoutes(executor: Executor, node: string, authMaxAgeSecond
   router.get(
     '/job/:job/ops/:opid/logs',
     auth,
-    handle((req, res) => sendLogs(req, res, executor.logs(p(req, 'job'), p(req, 'opid')), p(req, 'job'))),
+    handle((req, res) => sendLogs(req, res, executor.logs(p(req, 'job'), p(req, 'opid')), p(req, 'job'), followers)),
   );
   router.post(
     '/job/:job/group/:group/operation/:opid/stop',

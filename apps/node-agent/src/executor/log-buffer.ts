@@ -55,6 +55,23 @@ export class LogBuffer {
     return opts.tail === undefined ? out : out.slice(Math.max(0, out.length - opts.tail));
   }
 
+  /** The `seq` of the oldest retained line (the next line's when none is retained): lines before it were evicted. */
+  get firstSeq(): number {
+    return this.size === 0 ? this.nextSeq : (this.ring[this.start] as LogLine).seq;
+  }
+
+  /** The `seq` of the newest line, retained or not; 0 before the first. */
+  get lastSeq(): number {
+    return this.nextSeq - 1;
+  }
+
+  /** Up to `max` retained lines after `seq`, oldest first (seqs are consecutive in the ring, so no scan). */
+  after(seq: number, max: number): LogLine[] {
+    const out: LogLine[] = [];
+    for (let i = Math.max(0, seq + 1 - this.firstSeq); i < this.size && out.length < max; i++) out.push(this.ring[(this.start + i) % this.maxLines] as LogLine);
+    return out;
+  }
+
   /** The last `count` lines of one stream, for failure reasons. */
   lastOf(stream: LogStream, count: number): string[] {
     return this.lines({ streams: new Set([stream]), tail: count }).map((l) => l.text);

@@ -139,6 +139,16 @@ export async function removeEverything(docker: Docker, node: string): Promise<vo
   await removeNodeObjects(node, docker);
 }
 
+/** A spec's end: stops its job if it still runs, closes the agent, and checks that the engine holds nothing of the node. */
+export async function closeAgentAndCheck(t: TestAgent | undefined, node: string, job: string): Promise<void> {
+  if (!t) return;
+  if (t.agent.executor.running().includes(job)) await t.agent.executor.stopAndWait(job, 'test done');
+  await t.close();
+  const left = await leftovers(t.docker, node);
+  await removeEverything(t.docker, node);
+  expect(left).toEqual([]);
+}
+
 /** The node API header the CLI makes: `ocg-node-api:<node>:<job>`, timed. */
 export function signedHeader(wallet: Wallet, node: string, job: string, now?: number): string {
   return createAuthHeader(createSigner(wallet.secretKey), nodeApiMessage(node, job), now === undefined ? {} : { now }).header;

@@ -148,10 +148,40 @@ export interface NodeLogLine {
   text: string;
 }
 
+/**
+ * A line of a followed log (`follow=true`, NDJSON) that is about the stream,
+ * not the op's output; told from a {@link NodeLogLine} by having no `seq`.
+ * `missed`: `count` lines after the caller's position (`after`, or where a
+ * slow reader was) left the node's buffer before they could be sent.
+ * `end`: the op ended, and so does the stream (a stream that stops without
+ * it was cut: resume with `after` set to the last `seq` read).
+ * `heartbeat`: sent every LOG_FOLLOW_HEARTBEAT_SECONDS (20), so a stream
+ * silent for several of them is dead, not quiet.
+ */
+export interface NodeLogNotice {
+  notice: 'missed' | 'end' | 'heartbeat';
+  /**
+   * missed: how many lines.
+   * @isInt
+   * @minimum 1
+   */
+  count?: number;
+}
+
+/** One line of a followed log: output, or a notice about the stream. */
+export type NodeLogStreamItem = NodeLogLine | NodeLogNotice;
+
 /** `GET /job/{job}/ops/{opid}/logs` without `follow`: the retained lines, oldest first. */
 export interface GetNodeOpLogsResponse {
   job: string;
   op: string;
+  /**
+   * The seq of the op's newest line, kept by the query or not (0 before the first):
+   * a follow with `after` set to it goes on exactly where this answer ends.
+   * @isInt
+   * @minimum 0
+   */
+  lastSeq: number;
   lines: NodeLogLine[];
 }
 

@@ -87,6 +87,8 @@ export function forward(
     timeout: timeoutMs,
   });
   outgoing.on('response', (incoming) => {
+    // An event stream is quiet between events by design: the timeout is for the wait for an answer, not its length.
+    if (String(incoming.headers['content-type']).startsWith('text/event-stream')) outgoing.setTimeout(0);
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(incoming.headers)) {
       if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;

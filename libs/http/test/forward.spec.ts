@@ -45,6 +45,29 @@ describe('forward', () => {
     expect(failures).toEqual([]);
   });
 
+  it('streams an event stream quieter than the timeout to its end, each event as it comes', async () => {
+    const events = await listen(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        setTimeout(() => res.end('data: last\n\n'), 600);
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const quick = await listen((req, res) => forward(req, res, { url: new URL(events.url), agent }, 'rid-2', 200, () => res.writeHead(504).end()), { host: '127.0.0.1', port: 0 });
+    try {
+      const res = await fetch(`${quick.url}/events`);
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+      let rest = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(rest).toBe('data: last\n\n');
+    } finally {
+      await quick.close();
+      await events.close();
+    }
+  });
+
   it('reports an upstream that cannot be reached', async () => {
     const closed = await listen((_req, res) => void res.end(), { host: '127.0.0.1', port: 0 });
     target = new URL(closed.url);

@@ -42,6 +42,13 @@ export function buildProgram(program = new Command('ocg')): Command {
 
 /** Runs one command line (`node ocg ...`); errors go to stderr and set exit code 1. */
 export async function main(argv: string[] = process.argv, program = buildProgram()): Promise<void> {
+  // Node ends a process whose event loop ran dry with exit 0, even while a command still awaits (a connection
+  // dropped without an error): such a command says so and fails instead of ending without a word.
+  const unfinished = () => {
+    process.stderr.write('ocg: the command ended before it had an answer; it may not have taken effect (check, e.g. with ocg job get)\n');
+    process.exitCode = 1;
+  };
+  process.once('beforeExit', unfinished);
   try {
     await program.parseAsync(argv);
   } catch (err) {
@@ -49,6 +56,8 @@ export async function main(argv: string[] = process.argv, program = buildProgram
     if (err instanceof CommanderError) return void (process.exitCode = err.exitCode);
     process.stderr.write(`ocg: ${err instanceof Error ? err.message : String(err)}\n`);
     process.exitCode = 1;
+  } finally {
+    process.removeListener('beforeExit', unfinished);
   }
 }
 

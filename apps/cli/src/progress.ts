@@ -1,7 +1,8 @@
 /**
  * Waiting with a sign of life on stderr (stdout stays the result): a spinner
- * with elapsed seconds on a terminal, a plain line every few seconds
- * otherwise, so logs of scripts and CI show progress without control codes.
+ * with elapsed seconds on a terminal, a plain line at each change and every
+ * few seconds otherwise, so logs of scripts and CI show progress without
+ * control codes.
  */
 import { CliError } from './output';
 
@@ -16,6 +17,8 @@ export interface WaitOptions {
   intervalMs: number;
   /** Said when the time is up. */
   timeoutMessage: (seconds: number, last: string) => string;
+  /** Off a terminal, no status lines (the caller prints lines of its own). */
+  quietOffTerminal?: boolean;
 }
 
 /**
@@ -39,6 +42,38 @@ export async function waitWithProgress<T>(options: WaitOptions, check: (status: 
   }
 }
 
+/**
+ * Waits while `follow` (events from the service, no polling) reports status
+ * words, until it answers a value; the timeout aborts it.
+ */
+export async function waitWithEvents<T>(options: Omit<WaitOptions, 'intervalMs'>, follow: (status: (text: string) => void, signal: AbortSignal) => Promise<T>): Promise<T> {
+  const started = Date.now();
+  const shown = options.quietOffTerminal && !process.stderr.isTTY ? { update: () => undefined, stop: () => undefined } : display(options.what, started);
+  const stop = new AbortController();
+  let last = '';
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    if (!Number.isFinite(options.timeoutMs)) return;
+    timer = setTimeout(() => {
+      reject(new CliError(options.timeoutMessage(Math.round((Date.now() - started) / 1000), last)));
+      stop.abort(); // after: what follow says on being stopped comes second
+    }, options.timeoutMs);
+  });
+  try {
+    const status = (text: string) => shown.update((last = text));
+    return await Promise.race([follow(status, stop.signal), timedOut]);
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+    shown.stop();
+  }
+}
+
+/** Lines a person reads while something goes on (a spinner's line on a terminal is replaced, so it is cleared first). */
+export function note(text: string): void {
+  process.stderr.write(process.stderr.isTTY ? `\r\x1b[2K${text}\n` : `${text}\n`);
+}
+
 function display(what: string, started: number): { update(status: string): void; stop(): void } {
   const stream = process.stderr;
   const elapsed = () => `${Math.floor((Date.now() - started) / 1000)} s`;
@@ -48,8 +83,9 @@ function display(what: string, started: number): { update(status: string): void;
     let next = 0;
     return {
       update(s) {
+        const changed = s !== status;
         status = s;
-        if (Date.now() < next) return;
+        if (!changed && Date.now() < next) return;
         next = Date.now() + LINE_EVERY_MS;
         stream.write(`${text()}\n`);
       },

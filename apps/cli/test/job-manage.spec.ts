@@ -190,6 +190,74 @@ describe('job ops and logs', () => {
   });
 });
 
+describe('job get --watch', () => {
+  let own: { market: string; node: FakeNode };
+  beforeAll(async () => {
+    const created = await stack.createMarket({ name: 'Watch CPU' });
+    own = { market: created.name, node: new FakeNode(stack.gateway) };
+    await own.node.register(created.name, created.joinToken);
+  });
+  const postJob = (user: TestUser) => call(stack.gateway, 'POST', '/jobs', user.key, { definition, market: own.market, durationSeconds: 600 });
+
+  /** Claim, a pull, a start with its endpoint up, the end: what a node reports of a job's life. */
+  async function runToEnd(job: string): Promise<void> {
+    const { node } = own;
+    await node.claim(own.market);
+    await node.report(job, { ops: [{ id: 'nginx', opIndex: 0, status: 'pending', logTail: [{ stream: 'nodeerr', text: 'pulled image nginx' }] }] });
+    await node.report(job, { ops: [{ id: 'nginx', opIndex: 0, status: 'running' }], endpoints: [{ op: 'nginx', port: 80, host: `${job}-80`, ready: true, online: true }] });
+    await node.finish(job, { nginx: {} });
+  }
+
+  it('prints a line per event until the job ends, then the job as get shows it', async () => {
+    const user = await stack.newUser(CREDITS);
+    const { address } = await postJob(user);
+    const watching = ocg('job', 'get', address, '--watch', ...as(user));
+    await runToEnd(address);
+    const run = await watching;
+    expect(run.code).toBe(0);
+    const lines = run.err.split('\n').map((l) => l.replace(new RegExp(`^${LOCAL_TIME}  `), ''));
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        'status RUNNING',
+        'op nginx: pending',
+        'op nginx: pulled image nginx',
+        'op nginx: running',
+        `endpoint https://${address}-80.${NODE_DOMAIN}: up (health checks passing)`,
+        'status COMPLETED (every op completed)',
+      ]),
+    );
+    expect(run.out).toMatch(new RegExp(`^job +${address}\n`));
+    expect(run.out).toMatch(/\nstatus +COMPLETED \(every op completed\)\n/);
+  });
+
+  it('--json prints each event once, in order, also when the stream is cut and resumed with Last-Event-ID', async () => {
+    const relay = await lossyRelay(stack.gateway, 'GET', /^\/jobs\/\w+\/events/, { cutAfter: 'event: snapshot' });
+    try {
+      const user = await stack.newUser(CREDITS);
+      const { address } = await postJob(user);
+      const watching = ocg('job', 'get', address, '--watch', '--json', '--gateway', relay.url, '--api-key', user.key);
+      await relay.cut;
+      await runToEnd(address);
+      const run = await watching;
+      expect(run.code).toBe(0);
+      const events = run.out.trim().split('\n').map((l) => JSON.parse(l));
+      expect(events.map((e) => `${e.type} ${e.data.status ?? e.data.lines?.[0].text}`)).toEqual([
+        'snapshot QUEUED',
+        'job RUNNING',
+        'op pending',
+        'log pulled image nginx',
+        'op running',
+        'endpoint ONLINE',
+        'op completed',
+        'job COMPLETED',
+      ]);
+      expect(relay.lastEventIds).toEqual([undefined, events[0].id]);
+    } finally {
+      relay.close();
+    }
+  });
+});
+
 describe('job stop and extend', () => {
   it('extends a queued job by whole minutes, holding their price', async () => {
     const user = await stack.newUser(CREDITS);
@@ -227,8 +295,31 @@ describe('job stop and extend', () => {
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/\nstatus +STOPPED \(stopped by the poster\)\n/);
     expect(run.out).toMatch(/\nbilled +\d+ s, 0\.\d{6} credits \(settled\)\n/);
-    const again = JSON.parse((await ocg('job', 'stop', address, '--json', ...as(user))).out);
-    expect(again).toMatchObject({ address, status: 'STOPPED', settlement: 'settled' });
+    const again = await ocg('job', 'stop', address, '--json', ...as(user));
+    expect(again.out.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(again.out)).toMatchObject({ address, status: 'STOPPED', settlement: 'settled' });
+  });
+
+  it('reports a stop that did not take as an error (exit 1) after asking again, and one answered without a record too', async () => {
+    const asked: string[] = [];
+    let answer = JSON.stringify({ address: 'J1', status: 'RUNNING' });
+    const gateway = http.createServer((req, res) => {
+      asked.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(answer) }).end(answer);
+    });
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`;
+      const run = await ocg('job', 'stop', 'J1', '--json', '--gateway', url, '--api-key', 'ocg_x');
+      expect(run).toMatchObject({ code: 1, out: '', err: 'ocg: the job J1 did not stop: asked 3 times, it is still RUNNING. See it with ocg job get J1\n' });
+      expect(asked).toEqual(Array(3).fill('POST /jobs/J1/stop'));
+      answer = '';
+      const empty = await ocg('job', 'stop', 'J1', '--json', '--gateway', url, '--api-key', 'ocg_x');
+      expect(empty).toMatchObject({ code: 1, out: '' });
+      expect(empty.err).toMatch(/did not stop: asked 3 times, it is still unknown/);
+    } finally {
+      gateway.close();
+    }
   });
 
   it('refuses a whole number of minutes it cannot use, before calling the gateway', async () => {

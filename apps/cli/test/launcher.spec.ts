@@ -22,6 +22,16 @@ function ocgBinWith(node: string, ...args: string[]): Promise<{ out: string; err
 }
 
 describe('bin/ocg.js', () => {
+  it('says so and exits 1 when a command ends without an answer, instead of exiting 0 without a word', async () => {
+    const env = { ...process.env, TSX_TSCONFIG_PATH: resolve(__dirname, '../../../tsconfig.json') };
+    const run = await new Promise<{ err: string; code: number }>((done) => {
+      execFile(process.execPath, [require.resolve('tsx/cli'), resolve(__dirname, 'fixtures/unanswered.ts')], { env, timeout: 30_000 }, (error, _out, err) =>
+        done({ err, code: error ? Number(error.code ?? 1) : 0 }),
+      );
+    });
+    expect(run).toEqual({ code: 1, err: 'ocg: the command ended before it had an answer; it may not have taken effect (check, e.g. with ocg job get)\n' });
+  });
+
   it('runs the TypeScript sources from any directory and lists the commands', async () => {
     const run = await ocgBin('--help');
     expect(run.code).toBe(0);

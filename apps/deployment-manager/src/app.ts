@@ -34,7 +34,7 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
   const base = createExpressAuthentication({ keys: deps.keys, internalToken: s.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: s.NODE_SIGNATURE_MAX_AGE_SECONDS });
   const authentication = hideContentFromAnonymous(requireNodePresence(base, services.presence));
   const controllers = new ControllerRegistry()
-    .register(JobsController, new JobsController(services.posts, services.query, services.control))
+    .register(JobsController, new JobsController(services.posts, services.query, services.control, services.eventStreams))
     .register(CasController, new CasController(services.cas, services.downloads))
     .register(NodeJobsController, new NodeJobsController(services.nodeJobs))
     .register(InternalJobsController, new InternalJobsController(services.query))

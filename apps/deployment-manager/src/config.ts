@@ -78,6 +78,16 @@ const fields = z.object({
   IDEMPOTENCY_KEY_TTL_SECONDS: positiveInt(86_400),
   /** One settlement attempt of a job is left to one sweeper for this long. */
   SETTLE_LEASE_SECONDS: positiveInt(30),
+  /** Events kept per job for GET /jobs/{job}/events to resume from (the oldest are dropped beyond this). */
+  JOB_EVENTS_RETAINED: positiveInt(1000),
+  /** How long a job's events are kept after it ended; a job with no event for JOB_EVENTS_IDLE_SECONDS loses them too. */
+  JOB_EVENTS_KEEP_SECONDS: positiveInt(3600),
+  JOB_EVENTS_IDLE_SECONDS: positiveInt(7 * 86_400),
+  /** Open event streams allowed at once per job, and per user (all replicas together). */
+  JOB_EVENT_STREAMS_PER_JOB: positiveInt(10),
+  JOB_EVENT_STREAMS_PER_USER: positiveInt(20),
+  /** A comment line this often keeps proxies from closing a quiet event stream. */
+  JOB_EVENTS_HEARTBEAT_MS: positiveInt(15_000),
 });
 
 const schema = fields.superRefine((c, ctx) => {

@@ -36,6 +36,7 @@ runService({
         await services.sweeper.stop();
         await services.uploads.stop();
         services.waker.close();
+        services.wakeups.close();
         await keys.close();
         await db.destroy();
         redis.disconnect();

@@ -16,6 +16,10 @@ import { ExtendRequestRepository } from './jobs/extend-request.repository';
 import { HoldRepository } from './jobs/hold.repository';
 import { JobControlService } from './jobs/job-control.service';
 import { JobEvents } from './jobs/job-events';
+import { JobEventLog } from './jobs/job-event-log';
+import { JobEventStreams } from './jobs/job-event-stream';
+import { EventWakeups } from './jobs/event-wakeups';
+import { StreamLeases } from './jobs/event-stream-leases';
 import { JobPostService } from './jobs/job-post.service';
 import { JobQueryService } from './jobs/job-query.service';
 import { JobRepository } from './jobs/job.repository';
@@ -52,17 +56,24 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const cas = new CasService(blobs, casLimits, seal, perMinute('uploads', s.UPLOADS_PER_MINUTE));
   const jobs = new JobRepository(db, seal);
   const holds = new HoldRepository(db);
-  const events = new JobEvents(redis, logger);
   const waker = new MarketWaker(redis, logger);
-  const query = new JobQueryService(jobs, new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal));
+  const views = new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal);
+  const query = new JobQueryService(jobs, views);
+  const eventLog = new JobEventLog(redis, { retained: s.JOB_EVENTS_RETAINED, keepSeconds: s.JOB_EVENTS_KEEP_SECONDS, idleSeconds: s.JOB_EVENTS_IDLE_SECONDS });
+  const events = new JobEvents(redis, eventLog, (label) => views.url(label), logger);
   const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
   const looseHolds = new LooseHolds(holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
   const extendRequests = new ExtendRequestRepository(db);
   const presence = new NodePresence(redis, markets);
+  const wakeups = new EventWakeups(redis, logger);
+  const streamCaps = { perJob: s.JOB_EVENT_STREAMS_PER_JOB, perUser: s.JOB_EVENT_STREAMS_PER_USER, leaseMs: 3 * s.JOB_EVENTS_HEARTBEAT_MS };
+  const streamSettings = { heartbeatMs: s.JOB_EVENTS_HEARTBEAT_MS, stalledMs: 4 * s.JOB_EVENTS_HEARTBEAT_MS };
   return {
     presence,
+    wakeups,
+    eventStreams: new JobEventStreams({ jobs, query, log: eventLog, wakeups, leases: new StreamLeases(redis, streamCaps), logger, settings: streamSettings }),
     seal,
     blobs,
     jobs,
@@ -72,7 +83,7 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
     query,
     settlement,
     waker,
-    posts: new JobPostService({ jobs, holds, requests, cas, credits, markets, definitions, query, waker, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
+    posts: new JobPostService({ jobs, holds, requests, cas, credits, markets, definitions, query, waker, events, postLimit: perMinute('job-posts', s.JOB_POSTS_PER_MINUTE) }),
     control: new JobControlService({ jobs, holds, credits, settlement, query, events, extendRequests }),
     nodeJobs: new NodeJobsService({
       jobs,

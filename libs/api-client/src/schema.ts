@@ -451,6 +451,38 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/jobs/{job}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follow a job's events
+         * @description Follows one of the caller's jobs as Server-Sent Events. The first event
+         *     is a `snapshot` (the job as `GET /jobs/{job}` answers it); then, as they
+         *     happen: `job` (status, reason, node, duration and times: also after an
+         *     extension), `op` (an op's state as its node reports it, with any
+         *     progress fields), `endpoint` (`{op, port, url, status}`: ONLINE is up,
+         *     OFFLINE down) and `log` (`{op, lines}`: an op's last lines grew; `nodeerr`
+         *     lines say what the node does, such as pulling an image). Every event
+         *     but a `reset` has an `id`: send the last one seen as `Last-Event-ID`
+         *     (or the `lastEventId` query parameter) to resume after it without losing
+         *     or repeating any. When the events after it are no longer kept, the
+         *     stream starts with a `reset` event saying so, then a snapshot. A comment
+         *     line comes every 15 s while nothing happens; the stream ends after the
+         *     job's final status. Open streams are capped per job and per user (429).
+         */
+        get: operations["FollowJob"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/jobs/{job}/extend": {
         parameters: {
             query?: never;
@@ -3520,6 +3552,58 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such job among the caller's */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    FollowJob: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for clients that cannot set headers (the header wins). */
+                lastEventId?: string;
+            };
+            header?: {
+                /** @description The `id` of the last event received: the stream resumes after it. */
+                "Last-Event-ID"?: string;
+            };
+            path: {
+                /** @description The job address. */
+                job: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such job among the caller's */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many open event streams of this job, or of the caller */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -113,7 +113,7 @@ export function upstreamAgent(opts: UpstreamOptions): Agent {
   return new Agent(poolOptions(opts));
 }
 
-const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUTS = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UPSTREAM_TIMEOUT']);
 
 /** A request with no body (no length, or zero, and not chunked) is sent without one. */
 function hasBody(req: http.IncomingMessage): boolean {
@@ -127,7 +127,8 @@ function hasBody(req: http.IncomingMessage): boolean {
  * with an agent); `onFailure` answers when the target cannot be reached or
  * stalls past the timeout (the answer has not started then). The timeout is
  * how long the target may be silent, waiting for its answer or within it (0:
- * no limit). Used for the API services and for job hosts alike.
+ * no limit), except within an event stream, which is quiet between events by
+ * design. Used for the API services and for job hosts alike.
  */
 export function forward(
   req: http.IncomingMessage,
@@ -146,7 +147,18 @@ export function forward(
     controller?.abort(new Error('the caller went away'));
   };
   res.on('close', callerLeft);
-  const resume = () => controller?.resume();
+  // The body's silence is timed here, not by undici: an event stream's is not limited, and a pause for a slow caller is no silence.
+  let silence: NodeJS.Timeout | undefined;
+  let paused = false;
+  const stalled = () => {
+    if (paused) silence?.refresh();
+    else controller?.abort(Object.assign(new Error('upstream timed out'), { code: 'UPSTREAM_TIMEOUT' }));
+  };
+  const resume = () => {
+    paused = false;
+    silence?.refresh();
+    controller?.resume();
+  };
   // `servername` is undici's (its Request takes it) though its types leave it out.
   const options: Dispatcher.DispatchOptions & { servername: string } = {
     origin: target.url.origin,
@@ -155,7 +167,7 @@ export function forward(
     headers: forwardHeaders(req, requestId, target),
     body: hasBody(req) ? req : null,
     headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
+    bodyTimeout: 0,
     // One name per target, whatever the Host: undici opens a new TLS connection when a request's name differs.
     servername: target.url.hostname,
   };
@@ -165,19 +177,24 @@ export function forward(
       if (callerGone) c.abort(new Error('the caller went away'));
     },
     onResponseStart(_c, statusCode, headers) {
+      if (timeoutMs > 0 && !String(headers['content-type'] ?? '').startsWith('text/event-stream')) silence = setTimeout(stalled, timeoutMs);
       res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId));
     },
     onResponseData(c, chunk) {
+      silence?.refresh();
       if (!res.write(chunk)) {
+        paused = true;
         c.pause();
         res.once('drain', resume);
       }
     },
     onResponseEnd() {
+      clearTimeout(silence);
       res.off('close', callerLeft);
       res.end();
     },
     onResponseError(_c, err: NodeJS.ErrnoException) {
+      clearTimeout(silence);
       if (callerGone) return;
       res.off('close', callerLeft);
       if (res.headersSent) res.destroy();

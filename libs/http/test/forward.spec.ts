@@ -45,6 +45,54 @@ describe('forward', () => {
     expect(failures).toEqual([]);
   });
 
+  it('cuts an answer whose body goes silent past the timeout (an event stream aside)', async () => {
+    const silent = await listen(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        res.write('first');
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const quick = await listen((req, res) => forward(req, res, { url: new URL(silent.url), dispatcher }, 'rid-3', 200, () => res.writeHead(504).end()), {
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const res = await fetch(`${quick.url}/stalls`);
+      expect(res.status).toBe(200);
+      await expect(res.text()).rejects.toThrow();
+    } finally {
+      await quick.close();
+      await silent.close();
+    }
+  });
+
+  it('streams an event stream quieter than the timeout to its end, each event as it comes', async () => {
+    const events = await listen(
+      (_req, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        setTimeout(() => res.end('data: last\n\n'), 600);
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const quick = await listen((req, res) => forward(req, res, { url: new URL(events.url), dispatcher }, 'rid-2', 200, () => res.writeHead(504).end()), {
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const res = await fetch(`${quick.url}/events`);
+      const reader = res.body!.getReader();
+      expect(new TextDecoder().decode((await reader.read()).value)).toBe('data: first\n\n');
+      let rest = '';
+      for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) rest += new TextDecoder().decode(chunk.value);
+      expect(rest).toBe('data: last\n\n');
+    } finally {
+      await quick.close();
+      await events.close();
+    }
+  });
+
   it('reports an upstream that cannot be reached', async () => {
     const closed = await listen((_req, res) => void res.end(), { host: '127.0.0.1', port: 0 });
     target = new URL(closed.url);

@@ -24,6 +24,10 @@ export const redisKeys = {
   nodePresence: (nodeAddress: string) => key('node', 'presence', nodeAddress),
   /** Pub/sub channel of one job's events (state changes, op states, endpoint readiness). */
   jobEvents: (jobId: string) => key('job', 'events', jobId),
+  /** Redis stream of one job's events, kept (bounded) so an event stream can resume (GET /jobs/{job}/events). */
+  jobEventLog: (jobId: string) => key('job', 'event-log', jobId),
+  /** Sorted set of the open event streams of one job or one user (`scope` job|user), scored by lease expiry. */
+  jobEventStreams: (scope: 'job' | 'user', id: string) => key('job', 'event-streams', scope, id),
   /**
    * Pub/sub channel of job route changes, `{job, status, node}` (JobRouteRecord): the gateway
    * drops a job host's route when its job leaves RUNNING (or moves) without waiting for its cache.

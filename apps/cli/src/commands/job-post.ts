@@ -1,8 +1,8 @@
 /**
  * `ocg job post --file F --market M [--timeout minutes] [--wait] [--json]`:
  * checks the definition locally, uploads it to the CAS, posts the job by its
- * content id, prints what it costs and where it lives, then waits for a node
- * to run it (and, with --wait, for its endpoint to answer).
+ * content id, prints what it costs and where it lives, then follows its
+ * events until a node runs it (and, with --wait, until its endpoint answers).
  */
 import { randomUUID } from 'node:crypto';
 import type { Command } from 'commander';
@@ -10,10 +10,11 @@ import type { JobRecord } from '@ocg/contracts';
 import { validate } from '@ocg/job-definition';
 import { loadDefinition } from '../definition-file';
 import { endpointProbe, type Probe } from '../endpoint';
-import { answerRetrying, dataOf, gatewayFrom, isTransient, reach, reason, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
+import { answerRetrying, gatewayFrom, reach, withGatewayOptions, type Gateway, type GatewayOptions } from '../gateway';
+import { isFinal, JobWatch } from '../job-events';
 import { perSecond } from '../job-view';
 import { CliError, credits, duration, fields, print, printJson, wholeNumber } from '../output';
-import { waitWithProgress } from '../progress';
+import { waitWithEvents, waitWithProgress } from '../progress';
 
 interface PostOptions extends GatewayOptions {
   file: string;
@@ -43,7 +44,7 @@ export function registerJobPost(job: Command): void {
       .option('--timeout <minutes>', "how long the job may run (default: the market's default, e.g. 120 minutes)")
       .option('--wait', 'also wait until the service URL answers (not 404)')
       .option('--timeout-wait <seconds>', 'give up each wait (for RUNNING, for the endpoint) after this long', '600')
-      .option('--poll-interval <ms>', 'how often to ask while waiting', '2000')
+      .option('--poll-interval <ms>', '--wait: how often to ask the service URL (the job itself is followed by its events)', '2000')
       .option('--ca <file>', 'PEM of a CA to trust for the service URL (or set NODE_EXTRA_CA_CERTS)')
       .option('--connect-to <host:port>', "--wait: connect here instead of the service URL's own address (local stacks)")
       .option('--json', 'print the job record as JSON (progress still goes to stderr)'),
@@ -62,7 +63,10 @@ async function postJob(options: PostOptions): Promise<void> {
   await follow(gateway, posted, options, waits, probe);
 }
 
-/** Waits for RUNNING, then (--wait) for the endpoint; Ctrl-C says the job lives on, since that is easy to miss. */
+/**
+ * Follows the job's events until RUNNING, then (--wait) until the endpoint
+ * answers; Ctrl-C says the job lives on, since that is easy to miss.
+ */
 async function follow(gateway: Gateway, posted: JobRecord, options: PostOptions, waits: Waits, probe?: Probe): Promise<void> {
   let latest = posted;
   // Once a job exists, a script gets its record even when a wait fails: the address is what it needs next.
@@ -73,11 +77,13 @@ async function follow(gateway: Gateway, posted: JobRecord, options: PostOptions,
     process.exit(1);
   };
   process.once('SIGINT', interrupted);
+  const watch = new JobWatch(gateway, posted.address);
   try {
-    latest = await untilRunning(gateway, posted.address, waits, (job) => (latest = job));
+    latest = await untilRunning(gateway, watch, posted.address, waits);
     if (!options.json) print(line('status', latest.status));
-    if (latest.status === 'RUNNING' && probe && latest.url) await untilAnswering(probe, latest.url, waits, Boolean(options.json));
+    if (latest.status === 'RUNNING' && probe && latest.url) await untilAnswering(probe, latest.url, waits, Boolean(options.json), watch);
   } finally {
+    watch.close();
     process.removeListener('SIGINT', interrupted);
     report();
   }
@@ -123,42 +129,24 @@ async function balances(gateway: Gateway): Promise<string> {
 }
 
 /** The job once a node runs it (or it already ended well); an error when it fails, stops or the wait runs out. */
-async function untilRunning(gateway: Gateway, address: string, waits: Waits, seen: (job: JobRecord) => void): Promise<JobRecord> {
-  const job = await waitWithProgress(
+async function untilRunning(gateway: Gateway, watch: JobWatch, address: string, waits: Waits): Promise<JobRecord> {
+  const status = await waitWithEvents(
     {
       what: 'waiting for a node of the market to run the job',
-      ...waits,
+      timeoutMs: waits.timeoutMs,
       timeoutMessage: (s, last) =>
         `the job is still ${last || 'QUEUED'} after ${s} s: no node of the market has claimed it.\n` +
         `It stays queued, its price held, until a node claims it: see it with ocg job get ${address}, or stop it with ocg job stop ${address}`,
     },
-    async (status) => {
-      const current = await jobNow(gateway, address, status);
-      if (!current) return undefined;
-      seen(current);
-      status(current.status);
-      return current.status === 'QUEUED' ? undefined : current;
-    },
+    (shown, signal) => watch.until((p) => (p.status && p.status !== 'QUEUED' ? p.status : undefined), shown, signal),
   );
-  if (job.status === 'FAILED' || job.status === 'STOPPED')
-    throw new CliError(`the job ${job.status === 'FAILED' ? 'failed' : 'was stopped'}: ${job.reason ?? 'no reason given'} (ocg job get ${address})`);
-  return job;
+  if (status === 'FAILED' || status === 'STOPPED')
+    throw new CliError(`the job ${status === 'FAILED' ? 'failed' : 'was stopped'}: ${watch.progress.reason ?? 'no reason given'} (ocg job get ${address})`);
+  return answerRetrying(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } }));
 }
 
-/** The job, or undefined (said in the progress line) while the gateway is briefly away: a long wait should survive a restart. */
-async function jobNow(gateway: Gateway, address: string, status: (text: string) => void): Promise<JobRecord | undefined> {
-  try {
-    const reply = await gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } });
-    if (!isTransient(reply.response.status)) return dataOf(reply);
-    status(`gateway: HTTP ${reply.response.status}`);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    status(`gateway: ${reason(err)}`);
-  }
-  return undefined;
-}
-
-async function untilAnswering(probe: Probe, url: string, waits: Waits, json: boolean): Promise<void> {
+/** Probes the URL (the ingress's answer is what counts) while the events show what the node is doing; the job ending stops the wait. */
+async function untilAnswering(probe: Probe, url: string, waits: Waits, json: boolean, watch: JobWatch): Promise<void> {
   const started = Date.now();
   const status = await waitWithProgress(
     {
@@ -168,8 +156,11 @@ async function untilAnswering(probe: Probe, url: string, waits: Waits, json: boo
         `${url} did not answer within ${s} s (last: ${last || 'nothing'}); the job keeps running. A model download can take about 10 minutes: try again with a larger --timeout-wait`,
     },
     async (report) => {
+      const { status, reason } = watch.progress;
+      if (isFinal(status)) throw new CliError(`the job ended (${status}${reason ? `: ${reason}` : ''}) before ${url} answered`);
       const got = await probe(url);
-      report('status' in got ? `HTTP ${got.status}` : got.error);
+      const doing = watch.text() === status ? '' : `; ${watch.text()}`;
+      report(`${'status' in got ? `HTTP ${got.status}` : got.error}${doing}`);
       return 'status' in got && got.status !== 404 ? got.status : undefined;
     },
   );

@@ -32,6 +32,11 @@ export class FakeNode {
     throw new Error(`no job of ${market} to claim`);
   }
 
+  /** What node-agent reports while a job runs: op states (with log tails) and endpoints. */
+  report(job: string, body: { ops?: object[]; endpoints?: object[] }): Promise<any> {
+    return this.send(`/node-jobs/${job}/report`, body);
+  }
+
   finish(job: string, results: Record<string, Record<string, string[]>>): Promise<any> {
     const now = new Date().toISOString();
     const ops = Object.keys(results).map((id, opIndex) => ({ id, opIndex, status: 'completed', exitCode: 0, startedAt: now, endedAt: now }));

@@ -876,6 +876,45 @@ export function RegisterRoutes(app: Router) {
             }
         });
         // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+        const argsJobsController_followJob: Record<string, TsoaRoute.ParameterSchema> = {
+                req: {"in":"request","name":"req","required":true,"dataType":"object"},
+                job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},
+                lastEventId: {"in":"header","name":"Last-Event-ID","dataType":"string","validators":{"maxLength":{"value":41}}},
+                after: {"in":"query","name":"lastEventId","dataType":"string","validators":{"maxLength":{"value":41}}},
+        };
+        app.get('/jobs/:job/events',
+            authenticateMiddleware([{"bearerAuth":["jobs:read"]}]),
+            ...(fetchMiddlewares<RequestHandler>(JobsController)),
+            ...(fetchMiddlewares<RequestHandler>(JobsController.prototype.followJob)),
+
+            async function JobsController_followJob(request: ExRequest, response: ExResponse, next: any) {
+
+            // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+
+            let validatedArgs: any[] = [];
+            try {
+                validatedArgs = templateService.getValidatedArgs({ args: argsJobsController_followJob, request, response });
+
+                const container: IocContainer = typeof iocContainer === 'function' ? (iocContainer as IocContainerFactory)(request) : iocContainer;
+
+                const controller: any = await container.get<JobsController>(JobsController);
+                if (typeof controller['setStatus'] === 'function') {
+                controller.setStatus(undefined);
+                }
+
+              await templateService.apiHandler({
+                methodName: 'followJob',
+                controller,
+                response,
+                next,
+                validatedArgs,
+                successStatus: undefined,
+              });
+            } catch (err) {
+                return next(err);
+            }
+        });
+        // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
         const argsJobsController_stopJob: Record<string, TsoaRoute.ParameterSchema> = {
                 req: {"in":"request","name":"req","required":true,"dataType":"object"},
                 job: {"in":"path","name":"job","required":true,"dataType":"string","validators":{"maxLength":{"value":100}}},

@@ -1,26 +1,93 @@
 import type { Redis } from 'ioredis';
+import type { JobEndpointEvent, JobEventType, JobLogEvent, JobOpEvent, JobStatusEvent, NodeOpReport } from '@ocg/contracts';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
-import type { JobRow } from './job-row';
+import { iso } from '../db';
+import type { JobEventLog } from './job-event-log';
+import type { EndpointRow, JobRow, OpRow } from './job-row';
+import { toOp } from './job-views';
+import type { EndpointState } from './report.repository';
+import { FINAL_STATES } from './state';
+
+type ChangedJob = Pick<JobRow, 'address' | 'status'> & Partial<JobRow>;
+
+/** What was stored before a report, to tell what it changed. */
+export interface StoredReport {
+  ops: OpRow[];
+  endpoints: EndpointRow[];
+}
 
 /**
- * Announces that a job changed on `redisKeys.jobEvents(job)`, so a waiting
- * reader (a CLI following a job) looks again, and on `redisKeys.jobRoutes()`,
- * so every gateway updates the job host's route at once (ADR 0010). Only a
- * wake-up: the message says what changed, and Postgres stays the truth; a
- * lost message costs a poll (the gateway revalidates routes on its own).
+ * Records what happens to a job, right after the change is committed: in the
+ * job's event log (ADR 0068: what GET /jobs/{job}/events serves, on any
+ * replica) and, for status changes, on `redisKeys.jobRoutes()`, so every
+ * gateway updates the job host's route at once (ADR 0010). Postgres stays
+ * the truth: a lost event costs a reader a state it still finds in the job's
+ * record (and the stream's own check of the job's status ends it anyway).
  */
 export class JobEvents {
   constructor(
     private readonly redis: Redis,
+    private readonly log: JobEventLog,
+    private readonly url: (label: string) => string,
     private readonly logger: Logger,
   ) {}
 
-  changed(job: Pick<JobRow, 'address' | 'status'> & Partial<Pick<JobRow, 'node_address'>>): void {
-    const message = JSON.stringify({ job: job.address, status: job.status });
+  changed(job: ChangedJob): void {
     const route = JSON.stringify({ job: job.address, status: job.status, node: job.node_address ?? null });
-    const failed = (err: Error) => this.logger.debug({ err: err.message }, 'job event not published');
-    this.redis.publish(redisKeys.jobEvents(job.address), message).catch(failed);
-    this.redis.publish(redisKeys.jobRoutes(), route).catch(failed);
+    this.redis.publish(redisKeys.jobRoutes(), route).catch(this.failed);
+    this.append(job.address, 'job', statusEvent(job), FINAL_STATES.includes(job.status));
   }
+
+  /** The ops and endpoints a node's report changed, and the log tails it carried. */
+  reported(address: string, stored: StoredReport, ops: NodeOpReport[], endpoints: EndpointState[]): void {
+    const before = new Map(stored.ops.map((o) => [o.op_id, JSON.stringify(toOp(o))]));
+    for (const { logTail, ...op } of ops) {
+      if (before.get(op.id) !== JSON.stringify(comparable(op)) || hasMore(op)) this.append(address, 'op', op satisfies JobOpEvent);
+      if (logTail?.length) this.append(address, 'log', { op: op.id, lines: logTail } satisfies JobLogEvent);
+    }
+    const was = new Map(stored.endpoints.map((e) => [`${e.op_id}:${e.port}`, e.status]));
+    for (const e of endpoints) {
+      if (was.get(`${e.op}:${e.port}`) === e.status) continue;
+      this.append(address, 'endpoint', { op: e.op, port: e.port, url: this.url(e.host), status: e.status } satisfies JobEndpointEvent);
+    }
+  }
+
+  private append(address: string, type: JobEventType, data: unknown, final = false): void {
+    this.log.append(address, type, data, final).catch(this.failed);
+  }
+
+  private readonly failed = (err: Error) => this.logger.warn({ err: err.message }, 'job event not recorded');
 }
+
+export function statusEvent(job: ChangedJob): JobStatusEvent {
+  return {
+    status: job.status,
+    reason: job.end_reason ?? null,
+    node: job.node_address ?? null,
+    durationSeconds: job.duration_seconds ?? null,
+    startedAt: iso(job.started_at ?? null),
+    endsAt: iso(job.ends_at ?? null),
+    finishedAt: iso(job.finished_at ?? null),
+  };
+}
+
+const STORED_FIELDS = ['id', 'group', 'opIndex', 'status', 'exitCode', 'reason', 'restarts', 'startedAt', 'endedAt'];
+
+/** A reported op in the shape of a stored one (toOp), to compare them. */
+function comparable(op: JobOpEvent) {
+  return {
+    id: op.id,
+    group: op.group ?? null,
+    opIndex: op.opIndex,
+    status: op.status,
+    exitCode: op.exitCode ?? null,
+    reason: op.reason ?? null,
+    restarts: op.restarts ?? 0,
+    startedAt: op.startedAt ?? null,
+    endedAt: op.endedAt ?? null,
+  };
+}
+
+/** Fields the store does not keep (progress): such a report is always news. */
+const hasMore = (op: JobOpEvent): boolean => Object.keys(op).some((k) => !STORED_FIELDS.includes(k));

@@ -11,6 +11,7 @@ import { checkIdempotencyKey, IdempotencyKeyReusedError } from '../errors';
 import type { Caller } from './caller';
 import { checkGpus, checkJobLimits, durationFor, exposesPorts, type DefinitionLoader, type LoadedDefinition } from './definition';
 import type { HoldRepository } from './hold.repository';
+import type { JobEvents } from './job-events';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
 import type { JobRow } from './job-row';
@@ -27,6 +28,7 @@ export interface JobPostDeps {
   definitions: DefinitionLoader;
   query: JobQueryService;
   waker: MarketWaker;
+  events: JobEvents;
   /** Posts per user: a post costs a validation, a market lookup, a hold and rows. */
   postLimit: RateLimiter;
 }
@@ -65,7 +67,9 @@ export class JobPostService {
     }
     this.d.waker.wake(priced.market.address);
     // The row this request inserted is the whole record; one a concurrent retry recorded first is read back.
-    return recorded ? this.d.query.recorded(recorded) : this.d.query.view(address);
+    const view = recorded ? this.d.query.recorded(recorded) : await this.d.query.view(address);
+    this.d.events.changed({ address, status: view.status, duration_seconds: view.durationSeconds });
+    return view;
   }
 
   private async price(caller: Caller, body: PostJobRequest): Promise<Priced> {

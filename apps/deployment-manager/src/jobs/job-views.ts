@@ -101,7 +101,7 @@ export class JobViews {
   }
 }
 
-function toOp(o: OpRow): JobOpRecord {
+export function toOp(o: OpRow): JobOpRecord {
   return {
     id: o.op_id,
     group: o.grp,

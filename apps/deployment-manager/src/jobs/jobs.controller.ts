@@ -1,19 +1,24 @@
-import { Body, Get, Header, Path, Post, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
+import type { Readable } from 'node:stream';
+import { Body, Controller, Get, Header, Path, Post, Produces, Query, Request, Response, Route, Security, Tags } from '@tsoa/runtime';
 import type { Request as ExRequest } from 'express';
 import type { ErrorBody, ExtendJobRequest, InsufficientBalanceErrorBody, JobRecord, ListJobsResponse, PostJobRequest } from '@ocg/contracts';
 import type { JobControlService } from './job-control.service';
+import { SSE_HEADERS, type JobEventStreams } from './job-event-stream';
 import type { JobPostService } from './job-post.service';
 import type { JobQueryService } from './job-query.service';
 import { callerOf } from '../identity';
 
 @Route('jobs')
 @Tags('Deployments Jobs')
-export class JobsController {
+export class JobsController extends Controller {
   constructor(
     private readonly posts: JobPostService,
     private readonly query: JobQueryService,
     private readonly control: JobControlService,
-  ) {}
+    private readonly events: JobEventStreams,
+  ) {
+    super();
+  }
 
   /**
    * Posts a job definition (inline, or by the content id of an upload) to a
@@ -63,6 +68,39 @@ export class JobsController {
   @Response<ErrorBody>(404, "No such job among the caller's")
   public getJob(@Request() req: ExRequest, @Path() job: string): Promise<JobRecord> {
     return this.query.get(callerOf(req), job);
+  }
+
+  /**
+   * Follows one of the caller's jobs as Server-Sent Events. The first event
+   * is a `snapshot` (the job as `GET /jobs/{job}` answers it); then, as they
+   * happen: `job` (status, reason, node, duration and times: also after an
+   * extension), `op` (an op's state as its node reports it, with any
+   * progress fields), `endpoint` (`{op, port, url, status}`: ONLINE is up,
+   * OFFLINE down) and `log` (`{op, lines}`: an op's last lines grew; `nodeerr`
+   * lines say what the node does, such as pulling an image). Every event
+   * but a `reset` has an `id`: send the last one seen as `Last-Event-ID`
+   * (or the `lastEventId` query parameter) to resume after it without losing
+   * or repeating any. When the events after it are no longer kept, the
+   * stream starts with a `reset` event saying so, then a snapshot. A comment
+   * line comes every 15 s while nothing happens; the stream ends after the
+   * job's final status. Open streams are capped per job and per user (429).
+   * @summary Follow a job's events
+   * @param job The job address.
+   * @param lastEventId The `id` of the last event received: the stream resumes after it.
+   * @param after The same as `Last-Event-ID`, for clients that cannot set headers (the header wins).
+   * @maxLength job 100
+   * @maxLength lastEventId 41
+   * @maxLength after 41
+   */
+  @Get('{job}/events')
+  @Security('bearerAuth', ['jobs:read'])
+  @Produces('text/event-stream')
+  @Response<ErrorBody>(404, "No such job among the caller's")
+  @Response<ErrorBody>(429, 'Too many open event streams of this job, or of the caller')
+  public async followJob(@Request() req: ExRequest, @Path() job: string, @Header('Last-Event-ID') lastEventId?: string, @Query('lastEventId') after?: string): Promise<Readable> {
+    const stream = await this.events.open(callerOf(req), job, lastEventId ?? after);
+    for (const [name, value] of Object.entries(SSE_HEADERS)) this.setHeader(name, value);
+    return stream;
   }
 
   /**

@@ -14,7 +14,7 @@ import { ForbiddenError, NotFoundError } from '@ocg/http';
 import type { CasService } from '../cas/cas.service';
 import type { MarketsClient } from '../clients/markets.client';
 import { containerLimitsFor, invalid } from './definition';
-import type { JobEvents } from './job-events';
+import type { JobEvents, StoredReport } from './job-events';
 import type { JobRepository } from './job.repository';
 import type { JobRow } from './job-row';
 import type { MarketWaker } from './market-waker';
@@ -85,11 +85,12 @@ export class NodeJobsService {
 
   async report(node: string, address: string, body: ReportJobRequest): Promise<ReportJobResponse> {
     const job = await this.assigned(node, address);
-    await this.d.reports.upsertOps(this.d.reports.manager, address, (body.ops ?? []).map(cleanOp));
-    await this.d.reports.upsertEndpoints(
-      address,
-      (body.endpoints ?? []).map((e, i) => endpointState(address, e, i)),
-    );
+    const ops = (body.ops ?? []).map(cleanOp);
+    const endpoints = (body.endpoints ?? []).map((e, i) => endpointState(address, e, i));
+    const stored = await this.stored(address);
+    await this.d.reports.upsertOps(this.d.reports.manager, address, ops);
+    await this.d.reports.upsertEndpoints(address, endpoints);
+    this.d.events.reported(address, stored, ops, endpoints);
     if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]); // also acknowledges the claim
     return { stop: job.status !== 'RUNNING' };
   }
@@ -99,6 +100,7 @@ export class NodeJobsService {
     const job = await this.assigned(node, address);
     const ops = body.ops.map(cleanOp);
     const { to, reason } = outcome(job, body);
+    const stored = await this.stored(address);
     const result = Buffer.from(JSON.stringify({ job: address, status: body.status, reason: body.reason ?? null, ops: ops.map(withoutLogTail), results: body.results }));
     const moved = await this.d.jobs.transaction(async (m) => {
       const cid = await this.d.cas.put(m, result, job.user_id);
@@ -107,6 +109,7 @@ export class NodeJobsService {
       await this.d.jobs.setResult(m, address, cid);
       return row;
     });
+    this.d.events.reported(address, stored, ops, []);
     if (moved) {
       this.d.events.changed(moved);
       await this.d.settlement.settle(address);
@@ -147,6 +150,12 @@ export class NodeJobsService {
       this.d.events.changed(moved);
       await this.d.settlement.settle(address);
     }
+  }
+
+  /** The ops and endpoints as stored before a report: its events are what it changed. */
+  private async stored(address: string): Promise<StoredReport> {
+    const [ops, endpoints] = await Promise.all([this.d.jobs.ops(address), this.d.jobs.endpoints(address)]);
+    return { ops, endpoints };
   }
 
   /** The job, when it was claimed by this node; otherwise the same 404 as for no job at all. */

@@ -70,6 +70,7 @@ export async function startDeploymentManager(
     async close() {
       await services.sweeper.stop();
       services.waker.close();
+      services.wakeups.close();
       await server.close();
       await keys.close();
       await db.destroy().catch(() => undefined);

@@ -2,3 +2,4 @@
 export * from './jobs';
 export * from './node-jobs';
 export * from './cas';
+export * from './job-events';

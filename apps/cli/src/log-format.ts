@@ -33,3 +33,8 @@ function clock(iso: string): string {
   const p = (n: number, w = 2) => String(n).padStart(w, '0');
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}.${p(d.getMilliseconds(), 3)}`;
 }
+
+/** Colours on a terminal only, and never with NO_COLOR set (no-color.org) or TERM=dumb. */
+export function colourWanted(terminal: boolean, env: NodeJS.ProcessEnv = process.env): boolean {
+  return terminal && !env.NO_COLOR && env.TERM !== 'dumb';
+}

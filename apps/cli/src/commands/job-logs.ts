@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import type { GetNodeOpLogsResponse, NodeLogLine } from '@ocg/contracts';
 import { followOpLog } from '../log-stream';
-import { logLineFormat, type LogLineFormat } from '../log-format';
+import { colourWanted, logLineFormat, type LogLineFormat } from '../log-format';
 import { nodeAnswer, nodeApiFor, withNodeApiOptions, type NodeApi, type NodeApiOptions } from '../node-api';
 import { CliError, collect, print, printJson, wholeNumber } from '../output';
 
@@ -42,7 +42,7 @@ async function showLogs(address: string, opArgument: string | undefined, options
   const named = opArgument ?? options.op;
   const ops = named ? [named] : (await nodeAnswer(api, () => api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } }))).ops.map((o) => o.id);
   const answers = await Promise.all(ops.map((opid) => nodeAnswer(api, () => api.client.GET('/job/{job}/ops/{opid}/logs', { params: { path: { job: api.job.address, opid }, query } }))));
-  const format = logLineFormat(ops, { colour: !options.json && colourWanted() });
+  const format = logLineFormat(ops, { colour: !options.json && colourWanted(process.stdout.isTTY === true) });
   if (options.json && !options.follow) return printJson(named ? answers[0] : { job: api.job.address, logs: answers });
   const show = options.json ? (op: string, line: NodeLogLine) => print(JSON.stringify({ op, ...line })) : (op: string, line: NodeLogLine) => print(format.line(op, line));
   for (const { op, line } of byTime(answers)) show(op, line);
@@ -100,9 +100,4 @@ function sinceTime(text: string, now = Date.now()): string {
   const at = Date.parse(text);
   if (/^\d{4}-\d\d-\d\d/.test(text) && !Number.isNaN(at)) return new Date(at).toISOString();
   throw new CliError(`--since takes a duration such as 30s, 10m, 2h or 1d, or an RFC 3339 time, got "${text}"`);
-}
-
-/** Colours on a terminal only, and never with NO_COLOR set (no-color.org) or TERM=dumb. */
-function colourWanted(env: NodeJS.ProcessEnv = process.env): boolean {
-  return process.stdout.isTTY === true && !env.NO_COLOR && env.TERM !== 'dumb';
 }

@@ -165,6 +165,8 @@ export function forward(
       if (callerGone) c.abort(new Error('the caller went away'));
     },
     onResponseStart(_c, statusCode, headers) {
+      // Informational answers (103 Early Hints) are not passed on, as node's client never did: the final one follows.
+      if (statusCode < 200) return;
       res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId));
     },
     onResponseData(c, chunk) {

@@ -33,7 +33,7 @@ const FORWARDING_CLAIMS = new Set(['forwarded', 'x-forwarded-for', 'x-forwarded-
 
 /**
  * The request's headers as a flat name/value list. Besides the hop-by-hop ones,
- * `expect` stays here: the server answered `100 Continue` already, and the
+ * `expect` is dropped: the server answered `100 Continue` already, and the
  * body follows it.
  */
 function forwardHeaders(req: http.IncomingMessage, requestId: string, target: ForwardTarget): string[] {

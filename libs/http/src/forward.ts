@@ -33,7 +33,7 @@ const FORWARDING_CLAIMS = new Set(['forwarded', 'x-forwarded-for', 'x-forwarded-
 
 /**
  * The request's headers as a flat name/value list. Besides the hop-by-hop ones,
- * `expect` stays here: the server answered `100 Continue` already, and the
+ * `expect` is dropped: the server answered `100 Continue` already, and the
  * body follows it.
  */
 function forwardHeaders(req: http.IncomingMessage, requestId: string, target: ForwardTarget): string[] {
@@ -177,6 +177,8 @@ export function forward(
       if (callerGone) c.abort(new Error('the caller went away'));
     },
     onResponseStart(_c, statusCode, headers) {
+      // Informational answers (103 Early Hints) are not passed on, as node's client never did: the final one follows.
+      if (statusCode < 200) return;
       if (timeoutMs > 0 && !String(headers['content-type'] ?? '').startsWith('text/event-stream')) silence = setTimeout(stalled, timeoutMs);
       res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId));
     },

@@ -8,12 +8,19 @@ describe('forward', () => {
   let proxy: RunningServer;
   let target: URL;
   const failures: Array<{ code?: string; timedOut: boolean }> = [];
+  const upstreamOpened: string[] = [];
   const upstreamClosed: string[] = [];
   const dispatcher = upstreamAgent({ connections: 16 });
 
   beforeAll(async () => {
     // Never answers: the request stays open until one side gives up.
-    upstream = await listen((req, res) => void res.on('close', () => upstreamClosed.push(req.url ?? '')), { host: '127.0.0.1', port: 0 });
+    upstream = await listen(
+      (req, res) => {
+        upstreamOpened.push(req.url ?? '');
+        res.on('close', () => upstreamClosed.push(req.url ?? ''));
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
     proxy = await listen(
       (req, res) =>
         forward(req, res, { url: target, dispatcher }, 'rid-1', 5000, (err, timedOut) => {
@@ -37,7 +44,8 @@ describe('forward', () => {
     const req = http.request(`${proxy.url}/long-poll`, { method: 'POST' });
     req.on('error', () => undefined);
     req.end('{}');
-    await delay(200);
+    // The caller leaves once the upstream has the request (the first one through a new pool waits for its connection).
+    for (let i = 0; i < 250 && !upstreamOpened.includes('/long-poll'); i++) await delay(20);
     req.destroy();
     for (let i = 0; i < 50 && !upstreamClosed.includes('/long-poll'); i++) await delay(20);
     expect(upstreamClosed).toContain('/long-poll');
@@ -113,7 +121,8 @@ describe('forward to an upstream that answers', () => {
       (req, res) => {
         let body = '';
         req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        req.on('end', () => res.end(JSON.stringify({ expect: req.headers.expect ?? null, body })));
+        const answer = () => res.end(JSON.stringify({ expect: req.headers.expect ?? null, body }));
+        req.on('end', () => (req.url === '/hints' ? res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' }, answer) : answer()));
       },
       { host: '127.0.0.1', port: 0 },
     );
@@ -139,5 +148,11 @@ describe('forward to an upstream that answers', () => {
     });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.text)).toEqual({ expect: null, body: 'hello' });
+  });
+
+  it('answers with the final answer when the upstream sends an informational one first', async () => {
+    const res = await fetch(`${proxy.url}/hints`, { method: 'POST', body: 'x' });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ expect: null, body: 'x' });
   });
 });

@@ -108,6 +108,7 @@ type StreamDeps = JobEventStreamDeps & { lease: Lease; watch: Watch };
 class EventStream extends Readable {
   private running = false;
   private closing = false;
+  private ended = false;
   private destination: Writable | undefined;
   private demand: (() => void) | undefined;
   private readonly renewal: NodeJS.Timeout;
@@ -162,7 +163,7 @@ class EventStream extends Readable {
   }
 
   private async run(): Promise<void> {
-    while (!this.destroyed) {
+    while (!this.destroyed && !this.ended) {
       const events = await this.d.log.after(this.job, this.cursor, PAGE);
       if (events.length > 0) {
         if (!(await this.send(events))) return;
@@ -200,7 +201,8 @@ class EventStream extends Readable {
   }
 
   private finish(): void {
-    this.final = true;
+    if (this.ended) return;
+    this.ended = true;
     this.push(null);
   }
 

@@ -32,6 +32,8 @@ runService({
     services.sweeper.start();
     return {
       app: buildApp(deps, services),
+      // Followers reconnect with their last event id to another replica.
+      drain: () => services.eventStreams.close(),
       stop: async () => {
         await services.sweeper.stop();
         await services.uploads.stop();

@@ -91,6 +91,25 @@ describe('job events', () => {
     expect([await byQuery.next(), await byQuery.next(), await byQuery.next()].map((e) => e?.data.lines[0].text)).toEqual(['line 1', 'line 2', 'line 3']);
   });
 
+  it('ends its streams when its replica shuts down, and the reader goes on at another from its last id', async () => {
+    const job = await runningJob(one, user, node, market);
+    const reader = await follow(one, job);
+    const snapshot = await reader.next();
+    one.services.eventStreams.close();
+    expect(await reader.rest()).toEqual([]);
+    await report(job, 'running', 'after the restart');
+    const resumed = await follow(two, job, { lastEventId: snapshot?.id });
+    expect([await resumed.next(), await resumed.next()].map((e) => e?.event)).toEqual(['op', 'log']);
+  });
+
+  it('ends with the job as Postgres has it when its final event never came (looked at every heartbeat)', async () => {
+    const job = await runningJob(one, user, node, market);
+    const reader = await follow(two, job);
+    await reader.next(); // snapshot
+    await one.db.query(`UPDATE jobs SET status = 'STOPPED', end_reason = 'ended behind the events', finished_at = now() WHERE address = $1`, [job]);
+    expect(await reader.rest(5000)).toEqual([{ id: undefined, event: 'job', data: expect.objectContaining({ status: 'STOPPED', reason: 'ended behind the events' }) }]);
+  });
+
   it('says when an id is too old to resume from, then sends the job as it is', async () => {
     const job = await runningJob(one, user, node, market);
     const reader = await follow(one, job);

@@ -47,7 +47,7 @@ export interface ServiceDefinition<C extends { HOST: string; PORT: number; LOG_L
   name: string;
   loadConfig(): C;
   /** Builds the service's resources and its request handler. */
-  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void> }>;
+  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void>; drain?(): void }>;
 }
 
 /** The shape of every service's main: parse config, start, listen, stop cleanly on a signal. */
@@ -55,10 +55,12 @@ export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: st
   runMain(def.name, async () => {
     const config = def.loadConfig();
     const logger = createLogger({ service: def.name, level: config.LOG_LEVEL });
-    const { app, stop } = await def.start(config, logger);
+    const { app, stop, drain } = await def.start(config, logger);
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     logger.info({ url: server.url }, `${def.name} listening`);
     onShutdown(logger, async () => {
+      // Long answers (event streams) end first, so closing does not wait for the shutdown deadline.
+      drain?.();
       await server.close();
       await stop();
     });

@@ -38,7 +38,14 @@ const isFinal = (status: JobState): boolean => FINAL_STATES.includes(status);
 
 /** `GET /jobs/{job}/events`: a job's events as Server-Sent Events, for its poster (ADR 0068). */
 export class JobEventStreams {
+  private readonly streams = new Set<EventStream>();
+
   constructor(private readonly d: JobEventStreamDeps) {}
+
+  /** Ends every open stream (the process is shutting down); their readers resume elsewhere with their last id. */
+  close(): void {
+    for (const stream of this.streams) stream.shutdown();
+  }
 
   /**
    * Checks the caller and the cap, then answers the stream: after
@@ -55,7 +62,10 @@ export class JobEventStreams {
     try {
       watch = await this.d.wakeups.watch(job);
       const start = await this.start(job, lastEventId);
-      return new EventStream(job, start, { ...this.d, lease, watch });
+      const stream = new EventStream(job, start, { ...this.d, lease, watch });
+      this.streams.add(stream);
+      stream.once('close', () => this.streams.delete(stream));
+      return stream;
     } catch (err) {
       watch?.close();
       await lease.release().catch(() => undefined);
@@ -97,6 +107,9 @@ type StreamDeps = JobEventStreamDeps & { lease: Lease; watch: Watch };
  */
 class EventStream extends Readable {
   private running = false;
+  private closing = false;
+  private ended = false;
+  private destination: Writable | undefined;
   private demand: (() => void) | undefined;
   private readonly renewal: NodeJS.Timeout;
   private cursor: string;
@@ -117,8 +130,15 @@ class EventStream extends Readable {
 
   /** The answer it is piped into closing (the client went away) ends the stream and frees its lease. */
   override pipe<T extends NodeJS.WritableStream>(destination: T, options?: { end?: boolean }): T {
-    (destination as unknown as Writable).once('close', () => this.destroy());
+    this.destination = destination as unknown as Writable;
+    this.destination.once('close', () => this.destroy());
     return super.pipe(destination, options);
+  }
+
+  /** Ends the stream after what it is sending now, as if the job's events ran out here. */
+  shutdown(): void {
+    this.closing = true;
+    this.d.watch.notify();
   }
 
   override _read(): void {
@@ -132,6 +152,8 @@ class EventStream extends Readable {
   }
 
   override _destroy(err: Error | null, callback: (error?: Error | null) => void): void {
+    // Dropped before its end (a stalled reader): the answer is cut too, since a pipe only ends it on 'end'.
+    if (!this.readableEnded) this.destination?.destroy();
     clearInterval(this.renewal);
     this.demand?.();
     this.d.watch.close();
@@ -141,13 +163,13 @@ class EventStream extends Readable {
   }
 
   private async run(): Promise<void> {
-    while (!this.destroyed) {
+    while (!this.destroyed && !this.ended) {
       const events = await this.d.log.after(this.job, this.cursor, PAGE);
       if (events.length > 0) {
         if (!(await this.send(events))) return;
         continue;
       }
-      if (this.final) return this.finish();
+      if (this.final || this.closing) return this.finish();
       if (!(await this.d.watch.next(this.d.settings.heartbeatMs)) && !this.destroyed) await this.heartbeat();
     }
   }
@@ -179,7 +201,8 @@ class EventStream extends Readable {
   }
 
   private finish(): void {
-    this.final = true;
+    if (this.ended) return;
+    this.ended = true;
     this.push(null);
   }
 

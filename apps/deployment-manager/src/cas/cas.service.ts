@@ -15,6 +15,13 @@ export interface CasLimits {
   maxUploadBytesPerUser: number;
 }
 
+/** Content sealed at rest under its id (ADR 0035), as a blob row holds it. */
+export interface SealedBlob {
+  cid: string;
+  sealed: string;
+  size: number;
+}
+
 /**
  * The content-addressed store: bytes by the id IPFS would give them. Writing
  * the same bytes twice is one row; an id names its bytes forever. The bytes
@@ -56,9 +63,15 @@ export class CasService {
 
   /** Stores the bytes (once) and lets `reader` read them, held by a job of theirs (off the upload quota). */
   async put(m: EntityManager, bytes: Uint8Array, reader: string): Promise<string> {
+    const blob = this.sealedBlob(bytes);
+    await this.blobs.storeForReader(m, blob.cid, blob.sealed, blob.size, reader);
+    return blob.cid;
+  }
+
+  /** The bytes as stored, for a statement that stores them along with other rows (a posted job's definition). */
+  sealedBlob(bytes: Uint8Array): SealedBlob {
     const cid = cidOf(bytes);
-    await this.blobs.storeForReader(m, cid, this.sealed(cid, bytes), bytes.length, reader);
-    return cid;
+    return { cid, sealed: this.sealed(cid, bytes), size: bytes.length };
   }
 
   /** The bytes, when `userId` may read them; otherwise the 404 of an unknown id. */

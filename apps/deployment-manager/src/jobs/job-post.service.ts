@@ -14,7 +14,7 @@ import type { HoldRepository } from './hold.repository';
 import type { JobEvents } from './job-events';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
-import type { JobRow } from './job-row';
+import type { JobRow, NewJob } from './job-row';
 import type { MarketWaker } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 
@@ -107,28 +107,25 @@ export class JobPostService {
     return hold;
   }
 
-  /** The definition, the job and its applied hold, all or nothing. The new row; nothing when a concurrent retry recorded it first. */
+  /** The definition, the job and its applied hold, all or nothing (one statement). The new row; nothing when a concurrent retry recorded it first. */
   private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<JobRow | undefined> {
-    return this.d.jobs.transaction(async (m) => {
-      const definitionCid = await this.d.cas.put(m, p.def.bytes, caller.userId);
-      const inserted = await this.d.jobs.insert(m, {
-        address,
-        userId: caller.userId,
-        poster: caller.poster,
-        market: p.market.address,
-        definitionCid,
-        definition: p.def.normalized,
-        exposes: exposesPorts(p.def.normalized),
-        pricePerSecond: p.market.pricePerSecond,
-        durationSeconds: p.duration,
-        maxDurationSeconds: p.market.maxDurationSeconds,
-      });
-      if (!inserted) return undefined; // the same request, retried concurrently, recorded it first
-      if (hold && !(await this.d.holds.placed(m, address, hold.id, true))) {
-        throw new ServiceUnavailableError('This post took too long and its credits were released; post again');
-      }
-      return inserted;
-    });
+    const definition = this.d.cas.sealedBlob(p.def.bytes);
+    const job: NewJob = {
+      address,
+      userId: caller.userId,
+      poster: caller.poster,
+      market: p.market.address,
+      definitionCid: definition.cid,
+      definition: p.def.normalized,
+      exposes: exposesPorts(p.def.normalized),
+      pricePerSecond: p.market.pricePerSecond,
+      durationSeconds: p.duration,
+      maxDurationSeconds: p.market.maxDurationSeconds,
+    };
+    const recorded = await this.d.jobs.record(job, definition, hold?.id);
+    if (recorded) return recorded;
+    if (await this.d.jobs.find(address)) return undefined; // the same request, retried concurrently, recorded it first
+    throw new ServiceUnavailableError('This post took too long and its credits were released; post again');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { ContentSeal } from '../cas/content-seal';
+import type { SealedBlob } from '../cas/cas.service';
 import { BaseRepository, one, rows } from '../base.repository';
 import { JobEndpointEntity } from './job-endpoint.entity';
 import { JobOpEntity } from './job-op.entity';
@@ -32,32 +33,54 @@ export class JobRepository extends BaseRepository {
     return this.seal.openDefinition(job.address, job.definition);
   }
 
-  /** The new job's row; nothing when a job with this address was already recorded. */
-  async insert(m: EntityManager, j: NewJob): Promise<JobRow | undefined> {
-    const inserted = await m
-      .createQueryBuilder()
-      .insert()
-      .into(JobEntity)
-      .values({
-        address: j.address,
-        address_lower: () => 'lower(:address)',
-        user_id: j.userId,
-        poster_address: j.poster,
-        market_address: j.market,
-        status: 'QUEUED',
-        definition_cid: j.definitionCid,
-        definition: this.seal.sealDefinition(j.address, withPrivateLabels(j.definition)),
-        exposes: j.exposes && exposesPublicly(j.definition),
-        price_per_second: String(j.pricePerSecond),
-        duration_seconds: j.durationSeconds,
-        max_duration_seconds: j.maxDurationSeconds,
-      })
-      .setParameter('address', j.address)
-      .orUpdate([], ['address'])
-      .returning('*')
-      .updateEntity(false)
-      .execute();
-    return returned(inserted);
+  /**
+   * Records a posted job in one statement: the job QUEUED, its definition
+   * stored and readable by its poster and, when `holdId` pays for it, its
+   * hold applied. With a hold, the job is recorded only while the hold is
+   * still placing (the sweeper did not release it meanwhile), so a job and
+   * its applied hold exist together or not at all. The new row; nothing when
+   * the job was not recorded (already there, or its hold is gone).
+   */
+  async record(j: NewJob, definition: SealedBlob, holdId: string | undefined): Promise<JobRow | undefined> {
+    // SQL: four writes of one statement (a data-modifying WITH): the hold first, the job only when it is applied,
+    // the definition's blob and reader only with the job. References are checked at the statement's end.
+    return one<JobRow>(
+      this.db.manager,
+      `WITH placed AS (
+         UPDATE job_holds SET state = 'open', hold_id = $11, applied = true, updated_at = now()
+         WHERE $11::text IS NOT NULL AND reference = $1 AND state = 'placing'
+         RETURNING reference
+       ), job AS (
+         INSERT INTO jobs (address, address_lower, user_id, poster_address, market_address, status, definition_cid, definition, exposes,
+                           price_per_second, duration_seconds, max_duration_seconds)
+         SELECT $1::text, lower($1::text), $2::text, $3::text, $4::text, 'QUEUED', $5::text, $6::jsonb, $7::boolean, $8::bigint, $9::integer, $10::integer
+         WHERE $11::text IS NULL OR EXISTS (SELECT 1 FROM placed)
+         ON CONFLICT (address) DO NOTHING
+         RETURNING *
+       ), blob AS (
+         INSERT INTO blobs (cid, sealed, size) SELECT $5::text, $12::text, $13::integer WHERE EXISTS (SELECT 1 FROM job)
+         ON CONFLICT (cid) DO NOTHING
+       ), reader AS (
+         INSERT INTO blob_readers (cid, user_id, uploaded_at) SELECT $5::text, $2::text, NULL WHERE EXISTS (SELECT 1 FROM job)
+         ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at
+       )
+       SELECT * FROM job`,
+      [
+        j.address,
+        j.userId,
+        j.poster,
+        j.market,
+        definition.cid,
+        JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))),
+        j.exposes && exposesPublicly(j.definition),
+        String(j.pricePerSecond),
+        j.durationSeconds,
+        j.maxDurationSeconds,
+        holdId ?? null,
+        definition.sealed,
+        definition.size,
+      ],
+    );
   }
 
   async find(address: string): Promise<JobRow | undefined> {

@@ -47,7 +47,8 @@ LABEL org.opencontainers.image.title="ocg/node-agent" \
 # ingress). Also: NODE_KEY (else NODE_KEY_FILE, made on first start: keep it on a
 # volume), NETWORK_ISOLATION, NETWORK_ISOLATION_ALLOW, IPTABLES (iptables-legacy when
 # dockerd uses legacy rules), ALLOW_PRIVATE_REGISTRIES, MAX_JOBS, CONTAINER_MEMORY_MB,
-# STOP_JOBS_ON_EXIT, DOCKER_SOCKET.
+# STOP_JOBS_ON_EXIT, DOCKER_SOCKET, RESOURCE_CACHE_DIR (bind-mount it at the same path
+# as on the host: job containers mount its entries by host path).
 ENV NODE_ENV=production \
     NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
@@ -56,13 +57,15 @@ ENV NODE_ENV=production \
     LOG_LEVEL=info \
     NODE_DOMAIN=nodes.localhost \
     NODE_KEY_FILE=/var/lib/ocg-node/node-key \
-    DOCKER_SOCKET=/var/run/docker.sock
+    DOCKER_SOCKET=/var/run/docker.sock \
+    RESOURCE_CACHE_DIR=/var/lib/ocg-resources
 COPY --from=iptables /out/ /
 WORKDIR /opt/ocg
 COPY --from=build /opt/ocg ./
 COPY healthcheck.js /opt/healthcheck.js
 # The node key's directory (NODE_KEY_FILE), the agent's to write.
 COPY --from=build --chown=node:node /state /var/lib/ocg-node
+COPY --from=build --chown=node:node /state /var/lib/ocg-resources
 VOLUME /var/lib/ocg-node
 USER node
 EXPOSE 8090 8091

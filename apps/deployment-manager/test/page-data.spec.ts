@@ -74,6 +74,22 @@ describe("the gateway's page data (internal routes)", () => {
     expect(result.body.ops[0]).not.toHaveProperty('logTail');
   });
 
+  it("shows an op's resource fetch as its node reports it: progress to the poster, only the activity to others, none of it in the result", async () => {
+    const address = await runningJob(dm, user, node, market.name);
+    const progress = { resource: 's3 store.example/models/llm', target: '/models', state: 'fetching', cached: false, bytesDone: 10, bytesTotal: 40, filesDone: 1, filesTotal: 4 };
+    const pending = { ...running, status: 'pending', startedAt: null };
+    expect((await report(address, { ops: [{ ...pending, activity: 'fetching resources', resources: [progress] }] })).status).toBe(200);
+    expect((await page(address)).body.ops[0]).toMatchObject({ status: 'pending', activity: 'fetching resources', resources: [progress] });
+    const shared = (await page(address, null)).body.ops[0];
+    expect(shared).toMatchObject({ activity: 'fetching resources' });
+    expect(shared).not.toHaveProperty('resources');
+    const done = { ...progress, state: 'ready', bytesDone: 40, filesDone: 4 };
+    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, { status: 'completed', results: {}, ops: [{ ...running, status: 'completed', exitCode: 0, activity: null, resources: [done] }] });
+    expect((await page(address)).body.ops[0]).toMatchObject({ status: 'completed', activity: null, resources: [done] });
+    const result = await dm.as(user, 'GET', `/cas/${finished.body.resultCid}`);
+    expect(result.body.ops[0]).not.toHaveProperty('resources');
+  });
+
   it('gives anyone but the poster the public view: no output, reasons or content ids', async () => {
     const address = await runningJob(dm, user, node, market.name);
     await report(address, { ops: [{ ...running, reason: 'quoting output', logTail: lines(2) }] });

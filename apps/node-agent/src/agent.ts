@@ -8,6 +8,7 @@ import { assertEngine, createDocker, type Docker } from './docker/client';
 import { detectDiskQuota, detectGpus, gpuDevices } from './docker/gpu';
 import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
+import { resourceStage } from './resources';
 import type { JobSource, Reporter } from './seam';
 
 export interface AgentParts {
@@ -38,6 +39,7 @@ export class NodeAgent {
     await assertEngine(docker, config.DOCKER_SOCKET);
     const gpus = await detectGpus(docker, config.NODE_GPUS);
     const isolation = await networkIsolation({ enabled: config.NETWORK_ISOLATION, allow: config.NETWORK_ISOLATION_ALLOW, command: config.IPTABLES }, logger);
+    const resources = await resourceStage(config, logger);
     const executor = new Executor({
       docker,
       logger,
@@ -69,6 +71,7 @@ export class NodeAgent {
       stopConcurrency: config.STOP_CONCURRENCY,
       images: { allowedPrivateRegistries: config.ALLOW_PRIVATE_REGISTRIES },
       diskCheckIntervalMs: config.DISK_CHECK_INTERVAL_MS,
+      resources,
     });
     const adopted = await executor.start();
     const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });

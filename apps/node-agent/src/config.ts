@@ -32,6 +32,7 @@ const optionalText = () =>
     .optional()
     .or(z.literal('').transform(() => undefined));
 const defaultKeyFile = (): string => path.join(os.homedir(), '.ocg', 'node-key');
+const defaultCacheDir = (): string => path.join(os.homedir(), '.ocg', 'resources');
 
 const schema = z
   .object({
@@ -129,6 +130,48 @@ const schema = z
     SYNC_INTERVAL_MS: count(10_000),
     /** Timeout of one control-plane request (a claim adds its wait). */
     CONTROL_PLANE_TIMEOUT_MS: count(10_000),
+    /**
+     * The remote resource cache (object storage, model hub, model runner files), shared by every job. Bind-mounted into
+     * ops: when the agent runs in a container, mount it at the same path inside as on the host.
+     */
+    RESOURCE_CACHE_DIR: z.string().min(1).default(defaultCacheDir),
+    /** Disk budget of the cache; least-recently-used entries no job mounts are evicted beyond it. */
+    RESOURCE_CACHE_GB: z.coerce.number().positive().default(100),
+    /** Largest resource, and largest sum of one job's resources (GB). */
+    RESOURCE_MAX_GB: z.coerce.number().positive().default(100),
+    RESOURCE_JOB_MAX_GB: z.coerce.number().positive().default(200),
+    /** Resources fetched at once over all jobs, and files of one resource at once. */
+    RESOURCE_CONCURRENCY: count(3),
+    RESOURCE_FILE_CONCURRENCY: count(4),
+    /** Further attempts per file after a timeout or an unavailable source, resuming where it stopped (backoff doubles from 1 s). */
+    RESOURCE_RETRIES: z.coerce.number().int().min(0).default(4),
+    RESOURCE_RETRY_BACKOFF_MS: count(1000),
+    /** A file transfer that sends nothing this long is retried. */
+    RESOURCE_IDLE_TIMEOUT_SECONDS: count(60),
+    /** Addresses (CIDR), host names or `*` that resource URLs may reach although they are loopback, private or link-local. */
+    RESOURCE_ALLOW: list(),
+    /** Where `s3://<bucket>/<prefix>` URLs go (an S3 endpoint URL); unset: AWS. */
+    RESOURCE_S3_ENDPOINT: z
+      .url()
+      .optional()
+      .or(z.literal('').transform(() => undefined)),
+    /** The model hub, and the model runner's registry. */
+    RESOURCE_HUB_URL: z.url().default('https://huggingface.co'),
+    RESOURCE_OLLAMA_REGISTRY_URL: z.url().default('https://registry.ollama.ai'),
+    /** Resources to fetch at start and keep in the cache (never evicted): a JSON array of resource objects as in `args.resources`. */
+    RESOURCE_KEEP: z
+      .string()
+      .default('[]')
+      .transform((text, ctx) => {
+        try {
+          const value: unknown = JSON.parse(text);
+          if (Array.isArray(value)) return value as object[];
+        } catch {
+          // reported below
+        }
+        ctx.addIssue({ code: 'custom', message: 'a JSON array of resource objects' });
+        return z.NEVER;
+      }),
   })
   .superRefine((c, ctx) => {
     if (c.CONTROL_PLANE_URL === undefined) return;

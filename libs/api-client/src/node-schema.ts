@@ -298,6 +298,11 @@ export interface components {
             time: string;
         };
         NodeOpStatus: {
+            /**
+             * @description What a pending op is doing before its container exists: `fetching resources` while its resources download; null otherwise.
+             * @enum {string|null}
+             */
+            activity?: "fetching resources" | null;
             /** @description ISO 8601. */
             endedAt: string | null;
             endpoints: components["schemas"]["NodeEndpointStatus"][];
@@ -316,6 +321,8 @@ export interface components {
             opIndex: number;
             /** @description Why it failed or was stopped; null otherwise. */
             reason: string | null;
+            /** @description Its remote resources and how far their fetch got; absent for an op without resources. */
+            resources?: components["schemas"]["NodeResourceProgress"][];
             /**
              * Format: int32
              * @description Restarts done by the restart policy in the current container.
@@ -331,6 +338,34 @@ export interface components {
             state: components["schemas"]["JobOpState"];
             /** @enum {string} */
             type: "container/run" | "container/create-volume";
+        };
+        /** @description One remote resource of an op as the node fetches it (`args.resources`). */
+        NodeResourceProgress: {
+            /** Format: int32 */
+            bytesDone: number;
+            /**
+             * Format: int32
+             * @description Null until listed, or when the source does not tell sizes.
+             */
+            bytesTotal: number | null;
+            /** @description Taken from the node's cache: no bytes were transferred. */
+            cached: boolean;
+            /** Format: int32 */
+            filesDone: number;
+            /**
+             * Format: int32
+             * @description Null until listed.
+             */
+            filesTotal: number | null;
+            /** @description Names the resource (kind and location; never a credential). */
+            resource: string;
+            /**
+             * @description waiting: for a fetch slot; resolving: listing its files; fetching: downloading; ready: mounted next; failed: the op's reason says why.
+             * @enum {string}
+             */
+            state: "waiting" | "resolving" | "fetching" | "ready" | "failed";
+            /** @description Where it is mounted in the op's container. */
+            target: string;
         };
         ReadinessResponse: {
             /** @description Each dependency checked, with how long it took to answer in milliseconds. */

@@ -1600,6 +1600,11 @@ export interface components {
          */
         JobLogStream: "stdout" | "stderr" | "nodeerr";
         JobOpRecord: {
+            /**
+             * @description `fetching resources` while a pending op's resources download, as its node last reported.
+             * @enum {string|null}
+             */
+            activity?: "fetching resources" | null;
             /** @description ISO 8601. */
             endedAt: string | null;
             /** Format: double */
@@ -1614,6 +1619,8 @@ export interface components {
             opIndex: number;
             /** @description Why it failed or was stopped. */
             reason: string | null;
+            /** @description Its remote resources' fetch progress, as its node last reported (the poster's view only). */
+            resources?: components["schemas"]["NodeResourceProgress"][];
             /**
              * Format: double
              * @description Restarts by the op's restart policy.
@@ -1630,6 +1637,11 @@ export interface components {
         JobOpState: "pending" | "running" | "completed" | "failed" | "stopped";
         /** @description An op on the job page (internal): its record and the last lines of its output. */
         JobPageOpRecord: {
+            /**
+             * @description `fetching resources` while a pending op's resources download, as its node last reported.
+             * @enum {string|null}
+             */
+            activity?: "fetching resources" | null;
             /** @description ISO 8601. */
             endedAt: string | null;
             /** Format: double */
@@ -1646,6 +1658,8 @@ export interface components {
             opIndex: number;
             /** @description Why it failed or was stopped. */
             reason: string | null;
+            /** @description Its remote resources' fetch progress, as its node last reported (the poster's view only). */
+            resources?: components["schemas"]["NodeResourceProgress"][];
             /**
              * Format: double
              * @description Restarts by the op's restart policy.
@@ -2144,6 +2158,11 @@ export interface components {
          */
         NodeJobOutcome: "completed" | "failed" | "stopped";
         NodeOpReport: {
+            /**
+             * @description `fetching resources` while a pending op's resources download; null otherwise.
+             * @enum {string|null}
+             */
+            activity?: "fetching resources" | null;
             /** @description ISO 8601. */
             endedAt?: string | null;
             /** Format: int32 */
@@ -2155,6 +2174,8 @@ export interface components {
             /** Format: int32 */
             opIndex: number;
             reason?: string | null;
+            /** @description Its remote resources and how far their fetch got. */
+            resources?: components["schemas"]["NodeResourceProgress"][];
             /** Format: int32 */
             restarts?: number;
             /** @description ISO 8601. */
@@ -2182,6 +2203,34 @@ export interface components {
             state: components["schemas"]["NodeState"];
             /** @description ONLINE while heartbeats keep the node's presence alive. */
             status: components["schemas"]["NodeStatus"];
+        };
+        /** @description One remote resource of an op as the node fetches it (`args.resources`). */
+        NodeResourceProgress: {
+            /** Format: int32 */
+            bytesDone: number;
+            /**
+             * Format: int32
+             * @description Null until listed, or when the source does not tell sizes.
+             */
+            bytesTotal: number | null;
+            /** @description Taken from the node's cache: no bytes were transferred. */
+            cached: boolean;
+            /** Format: int32 */
+            filesDone: number;
+            /**
+             * Format: int32
+             * @description Null until listed.
+             */
+            filesTotal: number | null;
+            /** @description Names the resource (kind and location; never a credential). */
+            resource: string;
+            /**
+             * @description waiting: for a fetch slot; resolving: listing its files; fetching: downloading; ready: mounted next; failed: the op's reason says why.
+             * @enum {string}
+             */
+            state: "waiting" | "resolving" | "fetching" | "ready" | "failed";
+            /** @description Where it is mounted in the op's container. */
+            target: string;
         };
         NodeSpecs: {
             /** Format: int32 */

@@ -161,6 +161,21 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "NodeResourceProgress": {
+        "dataType": "refObject",
+        "properties": {
+            "resource": {"dataType":"string","required":true,"validators":{"maxLength":{"value":1000}}},
+            "target": {"dataType":"string","required":true,"validators":{"maxLength":{"value":1000}}},
+            "state": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["waiting"]},{"dataType":"enum","enums":["resolving"]},{"dataType":"enum","enums":["fetching"]},{"dataType":"enum","enums":["ready"]},{"dataType":"enum","enums":["failed"]}],"required":true},
+            "cached": {"dataType":"boolean","required":true},
+            "bytesDone": {"dataType":"integer","required":true},
+            "bytesTotal": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}],"required":true},
+            "filesDone": {"dataType":"integer","required":true},
+            "filesTotal": {"dataType":"union","subSchemas":[{"dataType":"integer"},{"dataType":"enum","enums":[null]}],"required":true},
+        },
+        "additionalProperties": false,
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "NodeOpReport": {
         "dataType": "refObject",
         "properties": {
@@ -174,6 +189,8 @@ const models: TsoaRoute.Models = {
             "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
             "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":64}}},
             "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"validators":{"maxItems":{"value":20}}},
+            "activity": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["fetching resources"]},{"dataType":"enum","enums":[null]}]},
+            "resources": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeResourceProgress"},"validators":{"maxItems":{"value":100}}},
         },
         "additionalProperties": false,
     },
@@ -276,6 +293,8 @@ const models: TsoaRoute.Models = {
             "restarts": {"dataType":"double","required":true},
             "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "activity": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["fetching resources"]},{"dataType":"enum","enums":[null]}]},
+            "resources": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeResourceProgress"}},
         },
         "additionalProperties": false,
     },
@@ -442,6 +461,8 @@ const models: TsoaRoute.Models = {
             "restarts": {"dataType":"double","required":true},
             "startedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "endedAt": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "activity": {"dataType":"union","subSchemas":[{"dataType":"enum","enums":["fetching resources"]},{"dataType":"enum","enums":[null]}]},
+            "resources": {"dataType":"array","array":{"dataType":"refObject","ref":"NodeResourceProgress"}},
             "logTail": {"dataType":"array","array":{"dataType":"refObject","ref":"JobLogLine"},"required":true},
         },
         "additionalProperties": false,

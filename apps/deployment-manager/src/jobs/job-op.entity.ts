@@ -1,5 +1,5 @@
 import { Check, Column, Entity, JoinColumn, ManyToOne, PrimaryColumn } from 'typeorm';
-import type { JobLogLine } from '@ocg/contracts';
+import type { JobLogLine, NodeResourceProgress } from '@ocg/contracts';
 import { JobEntity } from './job.entity';
 
 /** An op of a job as its node last reported it. */
@@ -43,4 +43,12 @@ export class JobOpEntity {
   /** The last lines of output the node reported; null before any. */
   @Column({ type: 'jsonb', nullable: true })
   log_tail!: JobLogLine[] | null;
+
+  /** `fetching resources` while the op's resources download; null otherwise. */
+  @Column({ type: 'text', nullable: true })
+  activity!: 'fetching resources' | null;
+
+  /** Its remote resources' fetch progress as the node last reported it; null for an op without resources. */
+  @Column({ type: 'jsonb', nullable: true })
+  resources!: NodeResourceProgress[] | null;
 }

@@ -1,4 +1,4 @@
-import type { JobLogLine } from '@ocg/contracts';
+import type { JobLogLine, NodeResourceProgress } from '@ocg/contracts';
 import type { JobState } from './state';
 
 /** A row of `jobs` as node-pg returns it (bigint as text, timestamptz as Date). */
@@ -43,6 +43,8 @@ export interface OpRow {
   ended_at: Date | null;
   /** The last lines of output the node reported; null before any. */
   log_tail: JobLogLine[] | null;
+  activity: 'fetching resources' | null;
+  resources: NodeResourceProgress[] | null;
 }
 
 export interface EndpointRow {

@@ -74,7 +74,8 @@ export class JobViews {
       definitionCid: null,
       resultCid: null,
       url: record.url !== null && !publicOpExposes(definition, hidden) ? null : record.url,
-      ops: all.map((o) => ({ ...o, reason: null, logTail: [] })),
+      // Resource names come from the definition: the public sees that an op fetches, not what.
+      ops: all.map(({ resources: _resources, ...o }) => ({ ...o, reason: null, logTail: [] })),
       endpoints: shown,
     };
   }
@@ -111,6 +112,7 @@ function toOp(o: OpRow): JobOpRecord {
     restarts: o.restarts,
     startedAt: iso(o.started_at),
     endedAt: iso(o.ended_at),
+    ...(o.resources ? { activity: o.activity, resources: o.resources } : {}),
   };
 }
 

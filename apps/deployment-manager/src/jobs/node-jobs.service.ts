@@ -180,8 +180,8 @@ function cleanOp(op: NodeOpReport): NodeOpReport {
   return { ...op, group: op.group ?? null, startedAt: time(op.startedAt), endedAt: time(op.endedAt) };
 }
 
-/** The result records how ops ended; their output is the job page's (and the node API's), not part of it. */
-function withoutLogTail({ logTail: _tail, ...op }: NodeOpReport): NodeOpReport {
+/** The result records how ops ended; their output and fetch progress are the job page's (and the node API's), not part of it. */
+function withoutLogTail({ logTail: _tail, activity: _activity, resources: _resources, ...op }: NodeOpReport): NodeOpReport {
   return op;
 }
 

@@ -17,12 +17,12 @@ export class ReportRepository extends BaseRepository {
     if (ops.length === 0) return;
     // SQL: the upsert keeps the stored log tail when the report carries none (COALESCE with EXCLUDED), which TypeORM's orUpdate cannot say.
     await m.query(
-      `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at, log_tail)
-       SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz, r."logTail"
-       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text, "logTail" jsonb)
+      `INSERT INTO job_ops (job_address, op_id, op_index, grp, status, exit_code, reason, restarts, started_at, ended_at, log_tail, activity, resources)
+       SELECT $1, r.id, r."opIndex", r."group", r.status, r."exitCode", r.reason, COALESCE(r.restarts, 0), r."startedAt"::timestamptz, r."endedAt"::timestamptz, r."logTail", r.activity, r.resources
+       FROM jsonb_to_recordset($2::jsonb) AS r(id text, "opIndex" int, "group" text, status text, "exitCode" int, reason text, restarts int, "startedAt" text, "endedAt" text, "logTail" jsonb, activity text, resources jsonb)
        ON CONFLICT (job_address, op_id) DO UPDATE SET op_index = EXCLUDED.op_index, grp = EXCLUDED.grp, status = EXCLUDED.status, exit_code = EXCLUDED.exit_code,
          reason = EXCLUDED.reason, restarts = EXCLUDED.restarts, started_at = EXCLUDED.started_at, ended_at = EXCLUDED.ended_at,
-         log_tail = COALESCE(EXCLUDED.log_tail, job_ops.log_tail)`,
+         log_tail = COALESCE(EXCLUDED.log_tail, job_ops.log_tail), activity = EXCLUDED.activity, resources = COALESCE(EXCLUDED.resources, job_ops.resources)`,
       [job, JSON.stringify(latestBy(ops, (o) => o.id))],
     );
   }

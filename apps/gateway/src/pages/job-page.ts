@@ -53,9 +53,20 @@ function ops(list: JobPageOpRecord[], poster: boolean): Html {
   return html`<table class="ops"><tr><th>Op</th><th>Stage</th><th>Status</th><th>Exit code</th><th>Restarts</th>${poster ? html`<th>Reason</th>` : ''}<th>Started</th><th>Ended</th></tr>
 ${list.map(
   (o) =>
-    html`<tr><td><code>${o.id}</code></td><td>${o.group}</td><td>${statusBadge(o.status)}</td><td>${o.exitCode ?? '—'}</td><td>${o.restarts}</td>${poster ? html`<td>${o.reason ?? ''}</td>` : ''}<td>${time(o.startedAt)}</td><td>${time(o.endedAt)}</td></tr>`,
+    html`<tr><td><code>${o.id}</code></td><td>${o.group}</td><td>${statusBadge(o.status)}${fetching(o)}</td><td>${o.exitCode ?? '—'}</td><td>${o.restarts}</td>${poster ? html`<td>${o.reason ?? ''}</td>` : ''}<td>${time(o.startedAt)}</td><td>${time(o.endedAt)}</td></tr>`,
 )}
 </table>`;
+}
+
+/** While an op's resources download: the activity, and to the poster each resource's bytes and files. */
+function fetching(o: JobPageOpRecord): Html | string {
+  if (!o.activity && !o.resources?.some((r) => r.state !== 'ready')) return '';
+  const mb = (n: number): string => (n / 1e6).toFixed(1);
+  const rows = (o.resources ?? []).map(
+    (r) =>
+      html`<br><span class="muted">${r.resource}: ${r.state}${r.cached ? ' (cached)' : ''}, ${mb(r.bytesDone)}${r.bytesTotal !== null ? ` of ${mb(r.bytesTotal)}` : ''} MB, ${r.filesDone}${r.filesTotal !== null ? ` of ${r.filesTotal}` : ''} files</span>`,
+  );
+  return html` <span class="muted">${o.activity ?? ''}</span>${rows}`;
 }
 
 /** The poster's part: the content ids (read with the poster's key) and each op's output. */

@@ -29,7 +29,9 @@ export function clip(text: string | null | undefined, max: number): string | nul
 }
 
 export function boundOp(op: NodeOpReport): NodeOpReport {
-  return { ...op, group: clip(op.group, REPORT_LIMITS.groupChars), reason: clip(op.reason, REPORT_LIMITS.reasonChars) };
+  const bounded = { ...op, group: clip(op.group, REPORT_LIMITS.groupChars), reason: clip(op.reason, REPORT_LIMITS.reasonChars) };
+  if (op.resources) bounded.resources = op.resources.slice(0, 100).map((r) => ({ ...r, resource: clip(r.resource, 1000), target: clip(r.target, 1000) }));
+  return bounded;
 }
 
 /** The finish cut to what the control plane takes: reasons, results (first values kept), then tails if still too big. */

@@ -205,5 +205,6 @@ function toOpReport(op: OpStatus): NodeOpReport {
     restarts: op.restarts,
     startedAt: op.startedAt,
     endedAt: op.endedAt,
+    ...(op.resources ? { activity: op.activity ?? null, resources: op.resources } : {}),
   });
 }

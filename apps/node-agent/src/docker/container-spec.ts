@@ -30,6 +30,8 @@ export interface ContainerSpecInput {
   attempt: number;
   network: string;
   limits: Limits;
+  /** Remote resources (the fetch stage's bind mounts). */
+  mounts?: { Type: 'bind'; Source: string; Target: string; ReadOnly: boolean }[];
 }
 
 /**
@@ -59,11 +61,11 @@ export function containerSpec(input: ContainerSpecInput): ContainerCreateOptions
   };
 }
 
-function hostConfig({ op, job, network, limits }: ContainerSpecInput): HostConfig {
+function hostConfig({ op, job, network, limits, mounts }: ContainerSpecInput): HostConfig {
   const config: HostConfig = {
     NetworkMode: network,
     RestartPolicy: restartPolicy(op.args.restart_policy),
-    Mounts: op.args.volumes.map((v) => ({ Type: 'volume' as const, Source: names.volume(job, v.name), Target: v.dest })),
+    Mounts: [...op.args.volumes.map((v) => ({ Type: 'volume' as const, Source: names.volume(job, v.name), Target: v.dest })), ...(mounts ?? [])],
     // Hardening: no privilege gain, few capabilities, bounded pids and memory (no swap on top).
     SecurityOpt: ['no-new-privileges'],
     CapDrop: ['ALL'],

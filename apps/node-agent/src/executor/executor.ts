@@ -17,6 +17,7 @@ import type { LogBuffer } from './log-buffer';
 import type { OpRunner } from './op-runner';
 import { findJobs } from './restore';
 import { orphanedJobs } from '../docker/objects';
+import type { ResourceStage } from '../resources/stage';
 import type { JobAssignment, JobResults, JobStatus, JobSummary, OpStatus } from './types';
 
 export interface ExecutorOptions {
@@ -47,6 +48,8 @@ export interface ExecutorOptions {
   images: ImagePolicy;
   /** How often the jobs' disk use is measured against their market limits; 0: never. */
   diskCheckIntervalMs: number;
+  /** Remote resources (`args.resources`); absent: ops with resources fail. */
+  resources?: ResourceStage;
 }
 
 /** Where the ingress sends a request: a container address, or why not. */
@@ -199,6 +202,7 @@ export class Executor implements JobSink {
     this.disk.close();
     this.events.close();
     this.cleaner.close();
+    this.opts.resources?.close();
     for (const runner of this.jobs.values()) runner.detach();
     this.jobs.clear();
     this.finished.clear();
@@ -235,6 +239,7 @@ export class Executor implements JobSink {
         startPool: this.startPool,
         stopPool: this.stopPool,
         images: o.images,
+        resources: o.resources,
       },
       onEnded: (r) => this.onEnded(r),
     });
@@ -243,6 +248,7 @@ export class Executor implements JobSink {
   }
 
   private onEnded(runner: JobRunner): void {
+    this.opts.resources?.release(runner.job);
     const key = runner.job.toLowerCase();
     if (this.jobs.get(key) !== runner || this.closed) return;
     this.jobs.delete(key);

@@ -34,6 +34,7 @@ export function opStatus(runner: JobRunner, op: OpRunner, domain: string): OpSta
     startedAt: iso(op.startedAt),
     endedAt: iso(op.endedAt),
     endpoints: publicPorts(op).map((p) => endpointStatus(runner, op, p, domain)),
+    ...(op.resources ? { activity: op.activity, resources: op.resources } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ import type { ResultExtractor } from './results';
 import type { OpState } from './types';
 import type { Limits } from '../docker/container-spec';
 import type { Pool } from './pool';
+import type { NodeResourceProgress } from '@ocg/contracts';
+import type { Mount, Prepared, ResourceStage } from '../resources/stage';
 
 export interface OpContext {
   docker: Docker;
@@ -39,6 +41,8 @@ export interface OpContext {
   jobSignal: AbortSignal;
   /** Whether a cached image may be used without asking its registry (private images must be asked each time). */
   images: ImagePolicy;
+  /** Fetches remote resources; absent: ops with resources fail. */
+  resources?: ResourceStage;
 }
 
 /** A decision to end the op that the container's exit must not override. */
@@ -69,6 +73,13 @@ export class OpRunner {
   ip: string | undefined;
   ports: OpPort[];
   monitors: PortMonitor[] = [];
+  /** `fetching resources` while the op's resources download. */
+  activity: 'fetching resources' | null = null;
+  /** Its remote resources' fetch progress, once it began. */
+  resources: NodeResourceProgress[] | undefined;
+  private mounts: Mount[] = [];
+  private afterRun: Prepared['finish'] | undefined;
+  private uploading: Promise<void> | undefined;
   private intent: StopIntent | undefined;
   /** The start in progress, and how to cancel its pull. */
   private starting: Promise<void> | undefined;
@@ -238,6 +249,7 @@ export class OpRunner {
   /** Resolves once an ended op's last log lines are in (so results are complete). */
   async settled(): Promise<void> {
     if (this.terminal) await this.output.drained();
+    await this.uploading;
   }
 
   /** Container events: re-read the truth from the engine. */
@@ -253,7 +265,7 @@ export class OpRunner {
 
   private async prepare(op: NormalizedRunOp): Promise<void> {
     if (op.args.gpu && !this.ctx.gpus) throw new OpFailure(reasons.noGpu());
-    if (op.args.resources.length > 0) throw new OpFailure(reasons.resources());
+    if (op.args.resources.length > 0) await this.fetchResources(op);
     const auth = op.args.authentication?.docker;
     try {
       const how = await ensureImage(this.ctx.docker, op.args.image, auth, { timeoutMs: this.ctx.pullTimeoutMs, signal: this.signal, policy: this.ctx.images });
@@ -266,10 +278,31 @@ export class OpRunner {
     this.ports = resolvedPorts(op);
   }
 
+  /** Before the container exists: the op's resources in the cache, as mounts. */
+  private async fetchResources(op: NormalizedRunOp): Promise<void> {
+    const stage = this.ctx.resources;
+    if (!stage) throw new OpFailure(reasons.resources());
+    this.activity = 'fetching resources';
+    this.changed();
+    try {
+      const prepared = await stage.prepare(this.ctx.job, op.id, op.args.resources, this.signal, (progress) => {
+        this.resources = progress;
+        this.changed();
+      });
+      this.mounts = prepared.mounts;
+      this.afterRun = prepared.finish;
+    } catch (err) {
+      if (this.signal.aborted) throw err;
+      throw new OpFailure(reasons.resourceFailed((err as Error).message));
+    } finally {
+      this.activity = null;
+    }
+  }
+
   private async launch(op: NormalizedRunOp): Promise<void> {
     this.attempt++;
     const { docker, node, job, network, limits } = this.ctx;
-    const container = await createOpContainer(docker, { node, job, op, group: this.group, attempt: this.attempt, network, limits }, this.ports);
+    const container = await createOpContainer(docker, { node, job, op, group: this.group, attempt: this.attempt, network, limits, mounts: this.mounts }, this.ports);
     this.containerId = container.id;
     // Stopped while creating (e.g. the job ended): the container must not outlive the job's cleanup.
     if (this.intent || this.signal.aborted) {
@@ -350,6 +383,9 @@ export class OpRunner {
     clearTimeout(this.timer);
     for (const m of this.monitors) m.stop();
     if (reason) this.logs.push('nodeerr', `${state}: ${reason}`);
+    const after = this.afterRun;
+    this.afterRun = undefined;
+    if (after) this.uploading = after().catch((err: unknown) => this.ctx.logger.warn({ err, op: this.id }, 'writing back the op\'s writable resources failed'));
     this.output.closeWhenDrained();
     this.changed();
   }

@@ -3,6 +3,7 @@
  * node of that market for a paid duration. Amounts are integer credit units
  * (1 credit = 1,000,000 units).
  */
+import type { NodeResourceProgress } from '../node/node-api';
 
 /**
  * QUEUED → RUNNING (a node claimed it) → COMPLETED | FAILED | STOPPED;
@@ -94,6 +95,10 @@ export interface JobOpRecord {
   startedAt: string | null;
   /** ISO 8601. */
   endedAt: string | null;
+  /** `fetching resources` while a pending op's resources download, as its node last reported. */
+  activity?: 'fetching resources' | null;
+  /** Its remote resources' fetch progress, as its node last reported (the poster's view only). */
+  resources?: NodeResourceProgress[];
 }
 
 export interface JobEndpointRecord {

@@ -3,6 +3,7 @@
  * (`x-ocg-node` + `authorization`, like registration with host-manager).
  */
 import type { JobLogLine, JobOpState } from './jobs';
+import type { NodeResourceProgress } from '../node/node-api';
 
 export interface ClaimJobRequest {
   /**
@@ -99,6 +100,13 @@ export interface NodeOpReport {
    * @maxItems 20
    */
   logTail?: JobLogLine[];
+  /** `fetching resources` while a pending op's resources download; null otherwise. */
+  activity?: 'fetching resources' | null;
+  /**
+   * Its remote resources and how far their fetch got.
+   * @maxItems 100
+   */
+  resources?: NodeResourceProgress[];
 }
 
 export interface NodeEndpointReport {

@@ -31,6 +31,38 @@ export interface NodeEndpointStatus {
   ready: boolean;
 }
 
+/** One remote resource of an op as the node fetches it (`args.resources`). */
+export interface NodeResourceProgress {
+  /**
+   * Names the resource (kind and location; never a credential).
+   * @maxLength 1000
+   */
+  resource: string;
+  /**
+   * Where it is mounted in the op's container.
+   * @maxLength 1000
+   */
+  target: string;
+  /** waiting: for a fetch slot; resolving: listing its files; fetching: downloading; ready: mounted next; failed: the op's reason says why. */
+  state: 'waiting' | 'resolving' | 'fetching' | 'ready' | 'failed';
+  /** Taken from the node's cache: no bytes were transferred. */
+  cached: boolean;
+  /** @isInt */
+  bytesDone: number;
+  /**
+   * Null until listed, or when the source does not tell sizes.
+   * @isInt
+   */
+  bytesTotal: number | null;
+  /** @isInt */
+  filesDone: number;
+  /**
+   * Null until listed.
+   * @isInt
+   */
+  filesTotal: number | null;
+}
+
 export interface NodeOpStatus {
   id: string;
   /** The op's stage name: its execution.group, or its own id for an op without a group. */
@@ -67,6 +99,10 @@ export interface NodeOpStatus {
   /** ISO 8601. */
   endedAt: string | null;
   endpoints: NodeEndpointStatus[];
+  /** What a pending op is doing before its container exists: `fetching resources` while its resources download; null otherwise. */
+  activity?: 'fetching resources' | null;
+  /** Its remote resources and how far their fetch got; absent for an op without resources. */
+  resources?: NodeResourceProgress[];
 }
 
 /** `GET /job/{job}/ops`: the job as this node runs it. */

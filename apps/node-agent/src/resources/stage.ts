@@ -1,0 +1,252 @@
+/**
+ * The fetch stage: before an op's container is created, each of its
+ * resources is resolved, taken from the cache or downloaded into it, and
+ * becomes a bind mount (read-only; a private copy when `allowWrite`).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { cp, readdir, rm, stat } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { NodeResourceProgress } from '@ocg/contracts';
+import type { Resource, ResourceItem } from '@ocg/job-definition';
+import { Pool } from '../executor/pool';
+import { cacheId, type ResourceCache } from './cache';
+import { downloadAll, type DownloadSettings } from './download';
+import { guardedFetch, type ResourcePolicy } from './network';
+import type { S3Source } from './s3';
+import { ResourceError, type ResourceSource, type SourceContext } from './source';
+import { sourceFor, type SourceSettings } from './sources';
+
+/** Where a model-runner model is mounted when the definition gives no target. */
+export const OLLAMA_MODELS = '/root/.ollama/models';
+
+export interface StageSettings extends DownloadSettings, Omit<SourceSettings, 'policy' | 'idleTimeoutMs'> {
+  /** Resources fetched at once over every job. */
+  concurrency: number;
+  /** Largest resource, and largest sum of one job's resources, in bytes. */
+  maxResourceBytes: number;
+  maxJobBytes: number;
+  policy: ResourcePolicy;
+}
+
+export interface Mount {
+  Type: 'bind';
+  Source: string;
+  Target: string;
+  ReadOnly: boolean;
+}
+
+/** An op's fetched resources: its mounts, and what to do once it ended (upload writable copies, remove them). */
+export interface Prepared {
+  mounts: Mount[];
+  /** The cache entries mounted. */
+  ids: string[];
+  finish(): Promise<void>;
+}
+
+/** The holder of the entries kept warm. */
+const KEEP = 'node:keep';
+
+type Shown = NodeResourceProgress & { id?: string };
+type Copy = { dir: string; source: ResourceSource; entry: string };
+
+export class ResourceStage {
+  private readonly pool: Pool;
+  private readonly ctx: SourceContext;
+  /** Downloads in progress by cache id: every op waiting for one shows its progress. */
+  private readonly live = new Map<string, { bytes: number; files: number }>();
+  /** Bytes of resources each job mounts. */
+  private readonly jobBytes = new Map<string, number>();
+
+  private readonly closer = new AbortController();
+
+  constructor(
+    readonly cache: ResourceCache,
+    private readonly settings: StageSettings,
+    private readonly logger: Logger,
+  ) {
+    this.pool = new Pool(settings.concurrency);
+    this.ctx = { fetch: guardedFetch(settings.policy) };
+  }
+
+  /**
+   * Fetches the op's resources (markers already resolved by the literals)
+   * and reports progress; throws a ResourceError naming the first resource
+   * that failed. Partial data never stays: the cache keeps only complete
+   * entries, and private copies are removed.
+   */
+  async prepare(job: string, op: string, items: ResourceItem[], signal: AbortSignal, onProgress: (progress: NodeResourceProgress[]) => void): Promise<Prepared> {
+    const resources = remoteResources(items);
+    const shown = resources.map((r): Shown => ({ resource: describe(r), target: targetOf(r), state: 'waiting', cached: false, bytesDone: 0, bytesTotal: null, filesDone: 0, filesTotal: null }));
+    const report = (): void =>
+      onProgress(
+        shown.map(({ id, ...p }) => {
+          const live = id ? this.live.get(id) : undefined;
+          return live && p.state === 'fetching' ? { ...p, bytesDone: live.bytes, filesDone: live.files } : p;
+        }),
+      );
+    report();
+    const tick = setInterval(report, 500).unref();
+    const copies: Copy[] = [];
+    const failure = new AbortController();
+    const both = AbortSignal.any([signal, failure.signal]);
+    try {
+      const mounts = await Promise.all(
+        resources.map(async (resource, i) => {
+          try {
+            return await this.pool.run(() => this.one(job, op, resource, shown[i], both, report, copies), both);
+          } catch (err) {
+            shown[i].state = 'failed';
+            failure.abort();
+            throw err;
+          }
+        }),
+      );
+      return { mounts, ids: shown.map((p) => p.id ?? ''), finish: () => this.finish(copies) };
+    } catch (err) {
+      await Promise.all(copies.map((c) => rm(c.dir, { recursive: true, force: true })));
+      throw firstFailure(err, signal);
+    } finally {
+      clearInterval(tick);
+      report();
+    }
+  }
+
+  /** Aborts when the agent closes. */
+  get closing(): AbortSignal {
+    return this.closer.signal;
+  }
+
+  close(): void {
+    this.closer.abort();
+  }
+
+  /** Fetches resources the node keeps warm (RESOURCE_KEEP) and pins them: never evicted. A failure is logged, not fatal. */
+  async keep(items: ResourceItem[], signal: AbortSignal): Promise<void> {
+    for (const item of items) {
+      try {
+        const { ids } = await this.prepare(KEEP, 'keep', [item], signal, () => undefined);
+        for (const id of ids) this.cache.pin(id);
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message }, 'a resource to keep warm could not be fetched');
+      }
+    }
+    this.jobBytes.delete(KEEP);
+  }
+
+  /** The job ended: its entries may be evicted again. */
+  release(job: string): void {
+    this.jobBytes.delete(job);
+    this.cache.release(job);
+  }
+
+  private async one(job: string, op: string, resource: Resource, mine: Shown, signal: AbortSignal, report: () => void, copies: Copy[]): Promise<Mount> {
+    const source = sourceFor(resource, this.ctx, this.settings);
+    mine.resource = source.label;
+    mine.state = 'resolving';
+    report();
+    const { key, files } = await source.resolve(signal);
+    const bytes = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
+    Object.assign(mine, { bytesTotal: files.every((f) => f.size !== undefined) ? bytes : null, filesTotal: files.length });
+    this.checkSize(job, source.label, bytes);
+    const id = cacheId(source.kind, key);
+    mine.id = id;
+    if (!this.cache.has(id)) mine.state = 'fetching';
+    report();
+    const fill = async (dir: string, fillSignal: AbortSignal): Promise<number> => {
+      this.logger.info({ job, op, resource: source.label, files: files.length, bytes }, 'fetching resource');
+      const counter = { bytes: 0, files: 0, changed: () => undefined };
+      this.live.set(id, counter);
+      try {
+        return await downloadAll(source, files, dir, this.settings, counter, fillSignal);
+      } finally {
+        this.live.delete(id);
+      }
+    };
+    const { dir, cached } = await this.cache.obtain({ id, kind: source.kind, label: source.label, bytes, files: files.length }, job, signal, fill);
+    Object.assign(mine, { state: 'ready', cached, bytesDone: bytes, filesDone: files.length });
+    report();
+    if (!('allowWrite' in resource && resource.allowWrite)) return { Type: 'bind', Source: dir, Target: mine.target, ReadOnly: true };
+    const copy = this.cache.workDir(`${id.slice(0, 16)}-${randomBytes(6).toString('hex')}`);
+    copies.push({ dir: copy, source, entry: dir });
+    await cp(dir, copy, { recursive: true, preserveTimestamps: true });
+    return { Type: 'bind', Source: copy, Target: mine.target, ReadOnly: false };
+  }
+
+  private checkSize(job: string, label: string, bytes: number): void {
+    const gb = (n: number): string => `${(n / 1e9).toFixed(2)} GB`;
+    if (bytes > this.settings.maxResourceBytes) throw new ResourceError('too-large', `${label}: ${gb(bytes)} is more than this node's limit per resource (${gb(this.settings.maxResourceBytes)})`);
+    const sum = (this.jobBytes.get(job) ?? 0) + bytes;
+    if (sum > this.settings.maxJobBytes) throw new ResourceError('too-large', `${label}: the job's resources would reach ${gb(sum)}, more than this node's limit per job (${gb(this.settings.maxJobBytes)})`);
+    this.jobBytes.set(job, sum);
+  }
+
+  /** Uploads what the op changed in its writable copies (new or different files), then removes the copies. */
+  private async finish(copies: Copy[]): Promise<void> {
+    for (const copy of copies) {
+      try {
+        const upload = (copy.source as Partial<S3Source>).upload?.bind(copy.source);
+        if (!upload) continue;
+        for (const rel of await changedFiles(copy.dir, copy.entry)) {
+          const file = path.join(copy.dir, ...rel.split('/'));
+          const { size } = await stat(file);
+          await upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
+        }
+      } finally {
+        await rm(copy.dir, { recursive: true, force: true });
+      }
+    }
+  }
+}
+
+/** Objects only: `__remove-if-empty__` is dropped and spreads are expanded by the literals; a spread left means its value never came. */
+function remoteResources(items: ResourceItem[]): Resource[] {
+  return items.filter((item): item is Exclude<ResourceItem, string> => typeof item !== 'string').map((item) => {
+    if ('__spread__' in item) throw new ResourceError('invalid', `resources: ${String(item.__spread__)} was not resolved`);
+    return item;
+  });
+}
+
+function targetOf(resource: Resource): string {
+  return resource.target ?? OLLAMA_MODELS;
+}
+
+function describe(resource: Resource): string {
+  if (resource.type === 'HF') return `hf ${resource.repo}`;
+  if (resource.type === 'Ollama') return `ollama ${resource.model}`;
+  return 's3';
+}
+
+function firstFailure(err: unknown, signal: AbortSignal): Error {
+  if (err instanceof ResourceError || signal.aborted) return err as Error;
+  return new ResourceError('unavailable', (err as Error).message);
+}
+
+/** Files of `copy` that are new or differ in size or content from `entry`, as '/'-separated paths. */
+async function changedFiles(copy: string, entry: string): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (rel: string): Promise<void> => {
+    for (const d of await readdir(path.join(copy, rel), { withFileTypes: true })) {
+      const name = rel ? `${rel}/${d.name}` : d.name;
+      if (d.isDirectory()) await walk(name);
+      else if (d.isFile() && !(await sameFile(path.join(copy, name), path.join(entry, name)))) out.push(name);
+    }
+  };
+  await walk('');
+  return out;
+}
+
+async function sameFile(a: string, b: string): Promise<boolean> {
+  const [sa, sb] = await Promise.all([stat(a), stat(b).catch(() => undefined)]);
+  if (!sb || sa.size !== sb.size) return false;
+  if (sa.mtimeMs === sb.mtimeMs) return true;
+  const [ha, hb] = await Promise.all([digest(a), digest(b)]);
+  return ha === hb;
+}
+
+async function digest(file: string): Promise<string> {
+  const h = createHash('sha256');
+  for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
+  return h.digest('hex');
+}

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, startTestAgent, type TestAgent } from './support/harness';
+import { RESOURCE_TEST_ENV } from './support/resource-env';
 
 const node = newNodeId('resources');
 let t: TestAgent;
@@ -65,11 +66,7 @@ beforeAll(async () => {
   await put('out', 'keep.txt', 'original');
   t = await startTestAgent(node, {
     RESOURCE_CACHE_DIR: cacheDir,
-    RESOURCE_ALLOW: '127.0.0.1',
-    RESOURCE_MAX_GB: '0.002',
-    RESOURCE_RETRIES: '1',
-    RESOURCE_RETRY_BACKOFF_MS: '50',
-    RESOURCE_IDLE_TIMEOUT_SECONDS: '1',
+    ...RESOURCE_TEST_ENV,
   });
 });
 

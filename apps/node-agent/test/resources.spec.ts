@@ -5,13 +5,14 @@
  * allowWrite, and a failure of each kind.
  */
 import http from 'node:http';
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
-import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, startTestAgent, type TestAgent } from './support/harness';
+import { definition, leftovers, newNodeId, prepareEngine, removeEverything, runOp, startTestAgent, waitFor, type TestAgent } from './support/harness';
+import { RESOURCE_TEST_ENV } from './support/resource-env';
 
 const node = newNodeId('resources');
 let t: TestAgent;
@@ -22,6 +23,10 @@ let cacheDir: string;
 let s3Dir: string;
 /** Object bytes served (GET of a key, not listings). */
 let served = 0;
+/** Set: the next object response is cut after this many bytes (a dropped connection). */
+let cutAfter: number | undefined;
+/** Range headers of object requests. */
+const ranges: string[] = [];
 /** The credential each request was signed with ('' unsigned), by bucket. */
 const signedBy = new Map<string, Set<string>>();
 let stall: http.Server;
@@ -41,10 +46,20 @@ beforeAll(async () => {
     const bucket = (req.url ?? '').split(/[/?]/)[1];
     const credential = /Credential=([^/]+)\//.exec(req.headers.authorization ?? '')?.[1] ?? '';
     signedBy.set(bucket, (signedBy.get(bucket) ?? new Set()).add(credential));
+    if (object && req.headers.range) ranges.push(req.headers.range);
+    const cut = object ? cutAfter : undefined;
+    if (object) cutAfter = undefined;
     const up = http.request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (r) => {
       res.writeHead(r.statusCode ?? 502, r.headers);
-      r.on('data', (chunk: Buffer) => (served += object ? chunk.length : 0));
-      r.pipe(res);
+      let sent = 0;
+      r.on('data', (chunk: Buffer) => {
+        const part = cut === undefined ? chunk : chunk.subarray(0, Math.max(0, cut - sent));
+        sent += part.length;
+        served += object ? part.length : 0;
+        if (part.length > 0) res.write(part);
+        if (cut !== undefined && sent >= cut) res.destroy();
+      });
+      r.on('end', () => res.end());
     });
     req.pipe(up);
   });
@@ -65,11 +80,8 @@ beforeAll(async () => {
   await put('out', 'keep.txt', 'original');
   t = await startTestAgent(node, {
     RESOURCE_CACHE_DIR: cacheDir,
-    RESOURCE_ALLOW: '127.0.0.1',
-    RESOURCE_MAX_GB: '0.002',
-    RESOURCE_RETRIES: '1',
-    RESOURCE_RETRY_BACKOFF_MS: '50',
-    RESOURCE_IDLE_TIMEOUT_SECONDS: '1',
+    ...RESOURCE_TEST_ENV,
+    RESOURCE_KEEP: JSON.stringify([{ type: 'S3', url: `${url}/second/tokenizer.json`, target: '/unused' }]),
   });
 });
 
@@ -172,6 +184,30 @@ it.each([
   expect(summary.ops[0].reason).toContain(why);
   expect(summary.ops[0].reason).not.toMatch(/wrong-secret|UNKNOWN/);
   expect(await readdir(path.join(cacheDir, 'partial'))).toEqual([]);
+});
+
+it('resumes a file whose transfer broke from where it stopped', async () => {
+  const body = 'resumable-'.repeat(200_000);
+  await client().send(new PutObjectCommand({ Bucket: 'models', Key: 'resume/data.txt', Body: body }));
+  served = 0;
+  ranges.length = 0;
+  cutAfter = body.length / 2;
+  const { job, summary } = await run(reader('resume', 'wc -c < /r/data.txt', withUrl([{ type: 'S3', url: 'URL/models/resume', target: '/r' }], url)));
+  expect(summary.ops[0].state).toBe('completed');
+  expect(stdout(job, 'resume').map((l) => l.trim())).toEqual([String(body.length)]);
+  // The retry asks for the rest only: from what reached the disk before the break.
+  expect(ranges).toEqual([expect.stringMatching(/^bytes=[1-9]\d*-$/)]);
+  const offset = Number(/\d+/.exec(ranges[0])![0]);
+  expect(offset).toBeLessThanOrEqual(body.length / 2);
+  expect(served).toBe(body.length / 2 + body.length - offset);
+});
+
+it('fetches the resources the node keeps warm at start, and jobs use them from the cache', async () => {
+  await waitFor(async () => (await readFile(path.join(cacheDir, 'index.json'), 'utf8')).includes('second/tokenizer.json'), 'the kept resource in the cache');
+  served = 0;
+  const { summary } = await run(reader('warm', 'cat /t/tokenizer.json', withUrl([{ type: 'S3', url: 'URL/second/tokenizer.json', target: '/t' }], url)));
+  expect(summary.ops[0].resources?.[0]).toMatchObject({ state: 'ready', cached: true });
+  expect(served).toBe(0);
 });
 
 it('fails the op with a timeout when the server stops answering', async () => {

@@ -1,6 +1,8 @@
 /** The source of each kind of resource the definition names. */
 import type { HfRepository, OllamaModel } from '@ocg/job-definition';
+import { hfSource } from './hf';
 import type { ResourcePolicy } from './network';
+import { ollamaSource } from './ollama';
 import { S3Source, type S3Resource } from './s3';
 import { ResourceError, type ResourceSource, type SourceContext } from './source';
 
@@ -23,11 +25,9 @@ export function sourceFor(resource: RemoteResource, ctx: SourceContext, settings
     case 'S3':
       return new S3Source(resource, { endpoint: settings.s3Endpoint, policy: settings.policy, idleTimeoutMs: settings.idleTimeoutMs });
     case 'HF':
-      // TODO(merge): return hfSource(resource, ctx, { hubUrl: settings.hubUrl }) from './hf'.
-      throw new ResourceError('invalid', `hf ${resource.repo}: model hub resources are not wired yet`);
+      return hfSource(resource, ctx, { hubUrl: settings.hubUrl });
     case 'Ollama':
-      // TODO(merge): return ollamaSource(resource, ctx, { registryUrl: settings.registryUrl }) from './ollama'.
-      throw new ResourceError('invalid', `ollama ${resource.model}: model runner resources are not wired yet`);
+      return ollamaSource(resource, ctx, { registryUrl: settings.registryUrl });
     default:
       throw new ResourceError('invalid', `unknown resource type ${JSON.stringify((resource as { type?: unknown }).type)}`);
   }

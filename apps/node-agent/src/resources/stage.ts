@@ -14,12 +14,10 @@ import { Pool } from '../executor/pool';
 import { cacheId, type ResourceCache } from './cache';
 import { downloadAll, type DownloadSettings } from './download';
 import { guardedFetch, type ResourcePolicy } from './network';
+import { OLLAMA_MODELS_PATH } from './ollama';
 import type { S3Source } from './s3';
 import { ResourceError, type ResourceSource, type SourceContext } from './source';
 import { sourceFor, type SourceSettings } from './sources';
-
-/** Where a model-runner model is mounted when the definition gives no target. */
-export const OLLAMA_MODELS = '/root/.ollama/models';
 
 export interface StageSettings extends DownloadSettings, Omit<SourceSettings, 'policy' | 'idleTimeoutMs'> {
   /** Resources fetched at once over every job. */
@@ -209,7 +207,7 @@ function remoteResources(items: ResourceItem[]): Resource[] {
 }
 
 function targetOf(resource: Resource): string {
-  return resource.target ?? OLLAMA_MODELS;
+  return resource.target ?? OLLAMA_MODELS_PATH;
 }
 
 function describe(resource: Resource): string {

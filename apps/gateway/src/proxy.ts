@@ -1,6 +1,6 @@
 import http from 'node:http';
 import type { Logger } from 'pino';
-import { forward, type Forwarded } from '@ocg/http';
+import { forward, traceForwarded, type Forwarded } from '@ocg/http';
 import { sendError } from './respond';
 
 export interface Upstream {
@@ -32,6 +32,7 @@ export function proxyRequest(
   logger: Logger,
   forwarded: Forwarded,
 ): void {
+  traceForwarded(req, res, upstream.name);
   forward(req, res, { ...upstream, forwarded }, requestId, timeoutMs, (err, timedOut) => {
     logger.warn({ requestId, service: upstream.name, err: err.message }, timedOut ? 'upstream timed out' : 'upstream unreachable');
     if (timedOut) sendError(res, 504, 'GatewayTimeoutError', 'UPSTREAM_TIMEOUT', `${upstream.name} did not answer within ${timeoutMs} ms`, requestId);

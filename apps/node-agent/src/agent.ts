@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
-import { listen, type RunningServer } from '@ocg/http';
+import { listen, type RunningServer, type Tracing } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
@@ -17,6 +17,8 @@ export interface AgentParts {
   docker?: Docker;
   /** Told where the API and the ingress listen, before the source starts (a control-plane source registers the ingress URL). */
   onListening?: (urls: { api: string; ingress: string }) => void;
+  /** Records the node API's requests (OTEL_* settings). */
+  tracing?: Tracing;
 }
 
 /**
@@ -71,7 +73,7 @@ export class NodeAgent {
       diskCheckIntervalMs: config.DISK_CHECK_INTERVAL_MS,
     });
     const adopted = await executor.start();
-    const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });
+    const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS, tracing: parts.tracing });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });

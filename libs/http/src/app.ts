@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { installNegotiation } from './negotiate';
 import { requestIdMiddleware, requestIdOf } from './request-id';
-import { callContextMiddleware } from './call-context';
+import { callContextMiddleware, currentCallContext } from './call-context';
+import type { Tracing } from './tracing';
 import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
@@ -16,6 +17,8 @@ export interface HttpAppOptions {
   trustProxy?: boolean;
   /** The description whose size limits every request is checked against before routing (see request-check.ts). */
   contract?: RequestCheckOptions;
+  /** Records a server span per request when it records (OTEL_TRACES_EXPORTER); the trace id is carried either way. */
+  tracing?: Tracing;
 }
 
 const SECRET_QUERY = /^(?:.*(?:password|secret|token|signature|session|key).*|auth.*|code)$/i;
@@ -75,6 +78,7 @@ function requestLogging(logger: Logger): express.RequestHandler {
   return (req, res, next) => {
     const started = Date.now();
     const requestId = requestIdOf(req);
+    const { traceId } = currentCallContext();
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
       configurable: true,
@@ -89,7 +93,7 @@ function requestLogging(logger: Logger): express.RequestHandler {
       const level = accessLevel(req, status);
       if (!logger.isLevelEnabled(level)) return;
       const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
-      logger[level]({ requestId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
+      logger[level]({ requestId, traceId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
     });
     next();
   };
@@ -106,7 +110,7 @@ export function createApp(opts: HttpAppOptions): Express {
   // Plain key=value query strings: no nested objects from `a[b]=c` reaching validation.
   app.set('query parser', 'simple');
   app.use(requestIdMiddleware());
-  app.use(callContextMiddleware());
+  app.use(callContextMiddleware(opts.tracing));
   app.use(requestLogging(opts.logger));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
   installNegotiation(app);

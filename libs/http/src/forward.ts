@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { TRACEPARENT_HEADER } from './trace-context';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
@@ -89,7 +90,8 @@ export function forward(
   outgoing.on('response', (incoming) => {
     const headers: http.OutgoingHttpHeaders = {};
     for (const [name, value] of Object.entries(incoming.headers)) {
-      if (!HOP_BY_HOP.has(name) && value !== undefined) headers[name] = value;
+      // The edge's own trace context (set on `res`) is what its caller gets, not the target's.
+      if (!HOP_BY_HOP.has(name) && value !== undefined && !(name === TRACEPARENT_HEADER && res.hasHeader(name))) headers[name] = value;
     }
     if (requestId) headers['x-request-id'] = requestId;
     res.writeHead(incoming.statusCode ?? 502, headers);

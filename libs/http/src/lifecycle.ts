@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
 import { listen } from './server';
+import { createTracing, type Tracing, type TracingSettings } from './tracing';
 
 /**
  * Runs `stop` once on SIGINT or SIGTERM, then exits; a second signal forces
@@ -43,24 +44,28 @@ export function runMain(name: string, main: () => Promise<void>): void {
   });
 }
 
-export interface ServiceDefinition<C extends { HOST: string; PORT: number; LOG_LEVEL: string }> {
+type ServiceBasics = { HOST: string; PORT: number; LOG_LEVEL: string } & TracingSettings;
+
+export interface ServiceDefinition<C extends ServiceBasics> {
   name: string;
   loadConfig(): C;
-  /** Builds the service's resources and its request handler. */
-  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void> }>;
+  /** Builds the service's resources and its request handler (`tracing`: OTEL_* settings, off by default). */
+  start(config: C, logger: Logger, tracing: Tracing): Promise<{ app: RequestListener; stop(): Promise<void> }>;
 }
 
 /** The shape of every service's main: parse config, start, listen, stop cleanly on a signal. */
-export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: string }>(def: ServiceDefinition<C>): void {
+export function runService<C extends ServiceBasics>(def: ServiceDefinition<C>): void {
   runMain(def.name, async () => {
     const config = def.loadConfig();
     const logger = createLogger({ service: def.name, level: config.LOG_LEVEL });
-    const { app, stop } = await def.start(config, logger);
+    const tracing = createTracing({ service: def.name, settings: config, logger });
+    const { app, stop } = await def.start(config, logger, tracing);
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     logger.info({ url: server.url }, `${def.name} listening`);
     onShutdown(logger, async () => {
       await server.close();
       await stop();
+      await tracing.shutdown();
     });
   });
 }

@@ -13,6 +13,7 @@ import {
   guardUpgradeSocket,
   INTERNAL_HEADER_PREFIX,
   refuseUpgrade,
+  traceForwarded,
   urlRefusal,
   type AddressPolicy,
   type Forwarded,
@@ -112,6 +113,7 @@ export function createIngress(opts: IngressOptions): Ingress {
       return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
     }
     const agent = r.url.protocol === 'https:' ? agents.https : agents.http;
+    traceForwarded(req, res, target.kind === 'job' ? 'job ingress' : 'node API');
     forward(req, res, { url: r.url, agent, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
       logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
       sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);

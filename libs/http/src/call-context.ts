@@ -44,7 +44,12 @@ export function logContext(): { traceId?: string } {
  * With a recording tracer the request gets its server span (named later, by
  * its route); without one nothing but the header's text is handled.
  */
-export function openCallContext(headers: IncomingHttpHeaders, requestId: string | undefined, tracing: Tracing | undefined, name: string): CallContext & { traceparent: string; traceId: string } {
+export function openCallContext(
+  headers: IncomingHttpHeaders,
+  requestId: string | undefined,
+  tracing: Tracing | undefined,
+  name: string,
+): CallContext & { traceparent: string; traceId: string } {
   const parent = parseTraceparent(headers[TRACEPARENT_HEADER]);
   const tracestate = parent ? parseTracestate(headers[TRACESTATE_HEADER]) : undefined;
   const span = tracing?.recording ? tracing.startServer(name, parent) : undefined;
@@ -132,7 +137,11 @@ export function callContextMiddleware(tracing?: Tracing): RequestHandler {
     if (span) {
       res.once('close', () => {
         const route = routeOf(req);
-        span.endServer(route ? `${req.method} ${route}` : req.method, res.statusCode, route ? { 'http.request.method': req.method, 'http.route': route } : { 'http.request.method': req.method });
+        span.endServer(
+          route ? `${req.method} ${route}` : req.method,
+          res.statusCode,
+          route ? { 'http.request.method': req.method, 'http.route': route } : { 'http.request.method': req.method },
+        );
       });
     }
     storage.run(context, next);

@@ -84,7 +84,12 @@ function samplerOf(settings: TracingSettings, edge: boolean): Sampler {
     case 'traceidratio':
       return ratio;
     default: {
-      const root = settings.OTEL_TRACES_SAMPLER === 'parentbased_always_off' ? new AlwaysOffSampler() : settings.OTEL_TRACES_SAMPLER === 'parentbased_traceidratio' ? ratio : new AlwaysOnSampler();
+      const root =
+        settings.OTEL_TRACES_SAMPLER === 'parentbased_always_off'
+          ? new AlwaysOffSampler()
+          : settings.OTEL_TRACES_SAMPLER === 'parentbased_traceidratio'
+            ? ratio
+            : new AlwaysOnSampler();
       // At the edge the caller's sampled flag is not obeyed: an outside caller cannot make every request recorded.
       return new ParentBasedSampler(edge ? { root, remoteParentSampled: root, remoteParentNotSampled: root } : { root });
     }
@@ -131,7 +136,9 @@ export function createOtelTracing(opts: TracingOptions): Tracing {
   const provider = new TracerProvider({
     resource: resourceFromAttributes({ ...keyValueList(settings.OTEL_RESOURCE_ATTRIBUTES), 'service.name': settings.OTEL_SERVICE_NAME ?? opts.service }),
     sampler: samplerOf(settings, opts.edge ?? false),
-    spanProcessors: [new BatchSpanProcessor({ exporter: exporterOf(opts), scheduledDelayMillis: settings.OTEL_BSP_SCHEDULE_DELAY, maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE })],
+    spanProcessors: [
+      new BatchSpanProcessor({ exporter: exporterOf(opts), scheduledDelayMillis: settings.OTEL_BSP_SCHEDULE_DELAY, maxQueueSize: settings.OTEL_BSP_MAX_QUEUE_SIZE }),
+    ],
   });
   const tracer = provider.getTracer('@ocg/http');
   const start = (name: string, kind: SpanKind, parent: Context, attributes?: Record<string, string | number>) =>

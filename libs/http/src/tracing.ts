@@ -50,7 +50,11 @@ const optionalText = () =>
     .string()
     .optional()
     .transform((v) => (v === '' ? undefined : v));
-const optionalUrl = () => z.url().optional().or(z.literal('').transform(() => undefined));
+const optionalUrl = () =>
+  z
+    .url()
+    .optional()
+    .or(z.literal('').transform(() => undefined));
 
 /**
  * The standard OpenTelemetry variables a service reads (the SDK's own names),
@@ -76,7 +80,12 @@ export const tracingConfigShape = {
   OTEL_RESOURCE_ATTRIBUTES: optionalText(),
   OTEL_TRACES_SAMPLER: z.enum(SAMPLERS).default('parentbased_always_on'),
   /** The ratio of the `traceidratio` samplers, 0 to 1. */
-  OTEL_TRACES_SAMPLER_ARG: z.coerce.number().min(0).max(1).optional().or(z.literal('').transform(() => undefined)),
+  OTEL_TRACES_SAMPLER_ARG: z.coerce
+    .number()
+    .min(0)
+    .max(1)
+    .optional()
+    .or(z.literal('').transform(() => undefined)),
   /** Milliseconds between two exports. */
   OTEL_BSP_SCHEDULE_DELAY: z.coerce.number().int().positive().default(5000),
   /** Spans kept for export; past it new ones are dropped. */

@@ -121,7 +121,11 @@ describe('tracing on', () => {
     receiver = await startOtlpReceiver();
     up = await recordingUpstream();
     const logger = createLogger({ service: 'traced', level: 'warn', destination: logs.stream });
-    tracing = createTracing({ service: 'traced', logger, settings: settings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' }) });
+    tracing = createTracing({
+      service: 'traced',
+      logger,
+      settings: settings({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '50' }),
+    });
     const client = new ServiceClient({ service: 'upstream', baseUrl: up.url });
     app = await startApp(
       (a) => {

@@ -150,6 +150,7 @@ export function createOtelTracing(opts: TracingOptions): Tracing {
       return start(name, SpanKind.SERVER, context, attributes);
     },
     startRoot: (name, kind, attributes) => start(name, KINDS[kind], ROOT_CONTEXT, attributes),
-    shutdown: () => provider.shutdown(),
+    // What could not be sent by now is given up on; a collector that is down must not fail the shutdown.
+    shutdown: () => provider.shutdown().catch((err: Error) => opts.logger.warn({ err: err.message }, 'traces not exported at shutdown')),
   };
 }

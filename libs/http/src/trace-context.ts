@@ -12,9 +12,11 @@ export interface TraceParent {
   spanId: string;
   /** Bit 0: the caller records this trace (sampled); bit 1: the trace id is random (level 2). */
   flags: number;
+  /** The header as it came. */
+  header?: string;
 }
 
-const FIELDS = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+const SHAPE = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 const ZERO_TRACE = '0'.repeat(32);
 const ZERO_SPAN = '0'.repeat(16);
 /** The flags version 00 defines; others are not passed on. */
@@ -34,14 +36,19 @@ export function parseTraceparent(value: unknown): TraceParent | undefined {
     if (value.startsWith('00') || value[55] !== '-') return undefined;
     head = value.slice(0, 55);
   }
-  const m = FIELDS.exec(head);
-  if (!m || m[1] === 'ff' || m[2] === ZERO_TRACE || m[3] === ZERO_SPAN) return undefined;
-  return { traceId: m[2], spanId: m[3], flags: parseInt(m[4], 16) };
+  if (!SHAPE.test(head) || head.startsWith('ff')) return undefined;
+  const traceId = head.slice(3, 35);
+  const spanId = head.slice(36, 52);
+  if (traceId === ZERO_TRACE || spanId === ZERO_SPAN) return undefined;
+  return { traceId, spanId, flags: parseInt(head.slice(53, 55), 16), header: value };
 }
 
-/** The version 00 header of `parent` (a later version's is written as 00). */
+/** The version 00 header of `parent` (a later version's is written as 00, unknown flags dropped). */
 export function formatTraceparent(parent: TraceParent): string {
-  return `00-${parent.traceId}-${parent.spanId}-0${(parent.flags & KNOWN_FLAGS).toString(16)}`;
+  const flags = parent.flags & KNOWN_FLAGS;
+  // Most headers are already that: passed on as they came, nothing built.
+  if (parent.header?.length === 55 && parent.header.startsWith('00') && flags === parent.flags) return parent.header;
+  return `00-${parent.traceId}-${parent.spanId}-0${flags.toString(16)}`;
 }
 
 // Keys: `name` or `tenant@system`; values: printable ASCII without `,` and `=`, not ending in a space.

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startOtlpReceiver, waitFor, type OtlpReceiver } from '@ocg/testing';
-import { createLogger, createTracing, parseTraceparent, parseTracestate, ServiceClient, tracingConfigShape, withSpan, type Tracing } from '../src';
+import { createLogger, createTracing, formatTraceparent, parseTraceparent, parseTracestate, ServiceClient, tracingConfigShape, withSpan, type Tracing } from '../src';
 import { LogCapture, startApp, type TestServer } from './support';
 import { z } from 'zod';
 
@@ -14,7 +14,13 @@ describe('traceparent and tracestate as the W3C spec reads them', () => {
     ['version 00', CALLER, { traceId: CALLER_TRACE, spanId: '00f067aa0ba902b7', flags: 1 }],
     ['a later version with more fields', `cc-${CALLER.slice(3)}-what-ever`, { traceId: CALLER_TRACE, spanId: '00f067aa0ba902b7', flags: 1 }],
   ])('reads %s', (_what, header, parsed) => {
-    expect(parseTraceparent(header)).toEqual(parsed);
+    expect(parseTraceparent(header)).toMatchObject(parsed);
+  });
+
+  it('passes a version 00 header on as it came, and writes any other as version 00 without unknown flags', () => {
+    expect(formatTraceparent(parseTraceparent(CALLER)!)).toBe(CALLER);
+    expect(formatTraceparent(parseTraceparent(`cc-${CALLER.slice(3, -2)}ff-what-ever`)!)).toBe(`${CALLER.slice(0, -2)}03`);
+    expect(formatTraceparent(parseTraceparent(`${CALLER.slice(0, -2)}ff`)!)).toBe(`${CALLER.slice(0, -2)}03`);
   });
 
   it.each([

@@ -15,13 +15,14 @@ fs.mkdirSync(path.join(__dirname, 'tmp', 'test-results'), { recursive: true });
 // multiformats publishes its subpaths under the `import` condition only.
 moduleNameMapper['^multiformats/(.*)$'] = path.join(__dirname, 'node_modules/multiformats/dist/src/$1.js');
 
-const esmOnly = ['@seriousme', '@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'uint8arrays'];
+// @opentelemetry's exporter loads node:http with import(), which jest's CommonJS runtime refuses untransformed.
+const esmOnly = ['@seriousme', '@noble', 'multiformats', 'jose', 'bs58', 'base-x', 'uint8arrays', '@opentelemetry'];
 
 module.exports = {
   testEnvironment: 'node',
   moduleNameMapper,
   transform: {
-    '^.+\\.(t|j|mj)s$': [
+    '^.+\\.(t|j|mj|cj)s$': [
       '@swc/jest',
       {
         jsc: {

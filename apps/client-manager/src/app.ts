@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Tracing } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis, RateLimiter } from '@ocg/redis';
 import { RegisterRoutes } from './generated/routes';
@@ -45,6 +45,8 @@ export interface ClientManagerDeps {
   config: ClientManagerConfig;
   /** Tests pass their own to move time; default Date.now. */
   clock?: Clock;
+  /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
+  tracing?: Tracing;
 }
 
 export type ClientManagerServices = ReturnType<typeof composeServices>;
@@ -106,6 +108,7 @@ export function buildApp(deps: ClientManagerDeps, services: ClientManagerService
   return buildServiceApp({
     service: 'client-manager',
     logger: deps.logger,
+    tracing: deps.tracing,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     controllers,
     register: (app) => {

@@ -2,7 +2,7 @@ import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
-import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Tracing } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { DeploymentManagerConfig } from './config';
@@ -26,6 +26,8 @@ export interface DeploymentManagerDeps {
   /** Answers for API keys: client-manager in production (remoteKeyValidator). */
   keys: KeyValidator;
   settings: DeploymentManagerSettings;
+  /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
+  tracing?: Tracing;
 }
 
 /** The composition of deployment-manager's HTTP app; main.ts and tests both call it. */
@@ -43,6 +45,7 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
   return buildServiceApp({
     service: 'deployment-manager',
     logger: deps.logger,
+    tracing: deps.tracing,
     controllers,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     bodyLimit: s.BODY_LIMIT_BYTES,

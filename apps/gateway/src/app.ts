@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
 import { BlockList } from 'node:net';
-import { guardUpgradeSocket, isSaneRequestId, refuseUpgrade } from '@ocg/http';
+import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, withCallContext, type Tracing } from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
@@ -18,6 +18,8 @@ import { createCors } from './cors';
 
 export interface GatewayOptions {
   logger: Logger;
+  /** A server span per request when it records; the trace is continued or started, and answered in `traceparent`, either way. */
+  tracing?: Tracing;
   redis: Redis;
   document: { paths?: Record<string, Record<string, unknown>> };
   upstreams: Record<string, string>;
@@ -79,11 +81,22 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   };
 
+  /** The server span's name: the route's template, the ingress, or the method alone. */
+  const spanName = (req: http.IncomingMessage, path: string): string => {
+    if (opts.ingress?.matches(req.headers.host)) return `${req.method} ingress`;
+    const route = routes.match(req.method ?? 'GET', path);
+    return route ? `${req.method} ${route.template}` : (req.method ?? 'GET');
+  };
+
   const handle: http.RequestListener = (req, res) => {
     const requestId = requestIdFor(req);
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    const context = openCallContext(req.headers, requestId, opts.tracing, req.method ?? 'GET');
+    res.setHeader(TRACEPARENT_HEADER, context.traceparent);
+    const { span, traceId } = context;
+    if (span) res.once('close', () => span.endServer(spanName(req, path), res.statusCode));
     // Request lines are info and debug: above those, nothing is timed or listened for.
     if (logger.isLevelEnabled('info')) {
       const started = process.hrtime.bigint();
@@ -91,9 +104,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
         // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
         const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
-        logger[level]({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+        logger[level]({ requestId, traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
       });
     }
+    withCallContext(context, () => serve(req, res, requestId, path));
+  };
+
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, path: string): void => {
     if (opts.ingress?.matches(req.headers.host)) {
       opts.ingress.handle(req, res, requestId);
       return;
@@ -127,6 +144,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Before anything else: a client that resets the connection from here on must not end the process.
       guardUpgradeSocket(socket);
       req.headers['x-request-id'] = requestIdFor(req);
+      // Not recorded (a WebSocket lives on): the caller's trace, if well formed, or a new one is passed on.
+      const trace = openCallContext(req.headers, undefined, undefined, 'GET');
+      req.headers[TRACEPARENT_HEADER] = trace.traceparent;
+      if (!trace.tracestate) delete req.headers.tracestate;
       if (opts.ingress?.matches(req.headers.host)) opts.ingress.upgrade(req, socket, head);
       else refuseUpgrade(socket, 404);
     },

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@ocg/http';
+import { env, parseConfig, tracingConfigShape } from '@ocg/http';
 import { parseCorsOrigins } from './cors';
 
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -9,6 +9,7 @@ const schema = z
     HOST: env.host(),
     PORT: env.port(8080),
     LOG_LEVEL: env.logLevel(),
+    ...tracingConfigShape,
     REDIS_URL: env.url(),
     /** Base URL of each service, keyed by the `x-service` value in the document. */
     CLIENT_MANAGER_URL: env.url().default('http://127.0.0.1:8081'),

@@ -10,9 +10,9 @@ import { sendError } from './respond';
 
 const ALLOW_METHODS = 'GET, POST, PUT, PATCH, DELETE';
 /** What the client sends beyond the CORS-safelisted headers. */
-const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key, X-Request-Id';
+const ALLOW_HEADERS = 'Authorization, Content-Type, Accept, Idempotency-Key, X-Request-Id, Traceparent, Tracestate';
 /** What the client reads beyond the safelisted response headers. */
-const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, Location, Content-Disposition, ETag';
+const EXPOSE_HEADERS = 'X-Request-Id, Retry-After, Location, Content-Disposition, ETag, Traceparent';
 /** Browsers cap this anyway (Chromium at 2 h); 10 min keeps a changed list effective soon. */
 export const CORS_MAX_AGE_SECONDS = 600;
 

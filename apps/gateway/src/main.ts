@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { createAddressPolicy, createLogger, listen, onShutdown, parseCidrList, runMain, type RunningServer } from '@ocg/http';
+import { createAddressPolicy, createLogger, createTracing, listen, onShutdown, parseCidrList, runMain, type RunningServer } from '@ocg/http';
 import { createRedis, redisKeys, subscribeJson } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
@@ -13,6 +13,8 @@ import { RateLimiter } from '@ocg/redis';
 runMain('gateway', async () => {
   const config = loadConfig();
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  // The edge: callers' traceparents are continued, their sampled flags not obeyed.
+  const tracing = createTracing({ service: 'gateway', settings: config, logger, edge: true });
   const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
   // Pub/sub needs a connection of its own; ioredis subscribes again after Redis comes back.
   const subscriber = createRedis(config.REDIS_URL, { name: 'gateway-routes' });
@@ -64,6 +66,7 @@ runMain('gateway', async () => {
     : undefined;
   const gateway = createGateway({
     logger,
+    tracing,
     ingress,
     pages,
     redis,
@@ -89,5 +92,6 @@ runMain('gateway', async () => {
     gateway.close();
     redis.disconnect();
     subscriber.disconnect();
+    await tracing.shutdown();
   });
 });

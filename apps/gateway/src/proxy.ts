@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import type { Logger } from 'pino';
 import type { Dispatcher } from 'undici';
-import { forward, upstreamPool, type Forwarded } from '@ocg/http';
+import { forward, traceForwarded, upstreamPool, type Forwarded } from '@ocg/http';
 import { sendError } from './respond';
 
 export interface Upstream {
@@ -12,12 +12,7 @@ export interface Upstream {
 }
 
 export function createUpstreams(bases: Record<string, string>, maxSockets: number): Map<string, Upstream> {
-  return new Map(
-    Object.entries(bases).map(([name, base]) => [
-      name,
-      { name, url: new URL(base), dispatcher: upstreamPool(base, { connections: maxSockets }) },
-    ]),
-  );
+  return new Map(Object.entries(bases).map(([name, base]) => [name, { name, url: new URL(base), dispatcher: upstreamPool(base, { connections: maxSockets }) }]));
 }
 
 /**
@@ -34,6 +29,7 @@ export function proxyRequest(
   logger: Logger,
   forwarded: Forwarded,
 ): void {
+  traceForwarded(req, res, upstream.name);
   forward(req, res, { ...upstream, forwarded }, requestId, timeoutMs, (err, timedOut) => {
     logger.warn({ requestId, service: upstream.name, err: err.message }, timedOut ? 'upstream timed out' : 'upstream unreachable');
     if (timedOut) sendError(res, 504, 'GatewayTimeoutError', 'UPSTREAM_TIMEOUT', `${upstream.name} did not answer within ${timeoutMs} ms`, requestId);

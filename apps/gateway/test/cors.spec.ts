@@ -101,7 +101,7 @@ describe('CORS on the API host', () => {
     expect(res.headers['access-control-allow-credentials']).toBe('true');
     expect(res.headers['access-control-allow-methods']).toBe('GET, POST, PUT, PATCH, DELETE');
     expect(res.headers['access-control-allow-headers']!.toLowerCase().split(', ')).toEqual(
-      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id']),
+      expect.arrayContaining(['authorization', 'content-type', 'idempotency-key', 'x-request-id', 'traceparent', 'tracestate']),
     );
     expect(res.headers['access-control-max-age']).toBe(String(CORS_MAX_AGE_SECONDS));
     expect(res.headers.vary).toBe('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
@@ -124,7 +124,7 @@ describe('CORS on the API host', () => {
     expect(JSON.parse(res.body)).toEqual({ method: 'GET', url: '/markets' });
     expect(res.headers['access-control-allow-origin']).toBe(DEV);
     expect(res.headers['access-control-allow-credentials']).toBe('true');
-    expect(res.headers['access-control-expose-headers']!.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'location']));
+    expect(res.headers['access-control-expose-headers']!.toLowerCase().split(', ')).toEqual(expect.arrayContaining(['x-request-id', 'retry-after', 'location', 'traceparent']));
     // The service's Vary is kept and Origin added to it.
     expect(res.headers.vary).toBe('Origin, Accept');
   });

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, createAddressPolicy, type Logger } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, createAddressPolicy, type Logger, type Tracing } from '@ocg/http';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
@@ -44,10 +44,12 @@ export interface HostManagerDeps {
   /** Answers for API keys: client-manager in production (remoteKeyValidator). */
   keys: KeyValidator;
   settings: HostManagerSettings;
+  /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
+  tracing?: Tracing;
 }
 
 /** The composition of host-manager's objects; main.ts and tests both call it. */
-export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps): express.Express {
+export function buildApp({ logger, db, redis, keys, settings, tracing }: HostManagerDeps): express.Express {
   const authentication = createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS });
   const markets = new MarketService(new MarketRepository(db));
   const nodeRepository = new NodeRepository(db);
@@ -68,6 +70,7 @@ export function buildApp({ logger, db, redis, keys, settings }: HostManagerDeps)
   return buildServiceApp({
     service: 'host-manager',
     logger,
+    tracing,
     controllers,
     checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
     register: (app) => {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
-import { listen, type RunningServer } from '@ocg/http';
+import { listen, type RunningServer, type Tracing } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
@@ -18,6 +18,8 @@ export interface AgentParts {
   docker?: Docker;
   /** Told where the API and the ingress listen, before the source starts (a control-plane source registers the ingress URL). */
   onListening?: (urls: { api: string; ingress: string }) => void;
+  /** Records the node API's requests (OTEL_* settings). */
+  tracing?: Tracing;
 }
 
 /**
@@ -80,6 +82,7 @@ export class NodeAgent {
       logger,
       node: config.NODE_ADDRESS ?? config.NODE_ID,
       authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS,
+      tracing: parts.tracing,
       logFollow: { perJob: config.LOG_FOLLOWERS_PER_JOB, heartbeatMs: config.LOG_FOLLOW_HEARTBEAT_SECONDS * 1000 },
     });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });

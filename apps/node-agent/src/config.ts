@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseConfig } from '@ocg/http';
+import { env, parseConfig, tracingConfigShape } from '@ocg/http';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const flag = (fallback: 'true' | 'false') =>
@@ -42,6 +42,7 @@ const schema = z
     /** Port ingress: HTTP and WebSocket for the jobs' exposed ports, routed by Host. */
     INGRESS_PORT: env.port(8091),
     LOG_LEVEL: env.logLevel(),
+    ...tracingConfigShape,
     DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),
     /** Scopes the Docker objects this agent owns (label `ocg.node`); a restarted agent adopts only its own. Unset: the node key's address. */
     NODE_ID: z.string().regex(NODE_ID, 'letters, digits, _ . - (at most 63)').optional(),

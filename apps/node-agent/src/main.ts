@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { parseArgs } from 'node:util';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet } from '@ocg/auth';
-import { createLogger, runMain, type Logger } from '@ocg/http';
+import { createLogger, createTracing, runMain, type Logger, type Tracing } from '@ocg/http';
 import { normalize, validate, type JobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from './agent';
 import { loadConfig, type ResolvedConfig } from './config';
@@ -52,15 +52,15 @@ function devPoster(job: string, ctx: RunContext): string {
  * Control-plane mode: the node key is the node's address; it registers in
  * MARKET through CONTROL_PLANE_URL, claims that market's jobs and reports on them.
  */
-async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, logger: Logger): Promise<void> {
+async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, logger: Logger, tracing: Tracing): Promise<void> {
   const { signer } = identity;
   if (config.NODE_ADDRESS && config.NODE_ADDRESS !== signer.address)
     throw new Error(`NODE_ADDRESS ${config.NODE_ADDRESS} is not the address of the node key (${signer.address}): unset it`);
   const agentConfig = { ...config, NODE_ADDRESS: signer.address };
   sealBlobsWith(signer); // no definition (env values, registry credentials) in plain text in Docker labels
-  const cp = createControlPlane(agentConfig, signer, logger);
+  const cp = createControlPlane(agentConfig, signer, logger, tracing);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
-  const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening });
+  const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening, tracing });
   cp.reporter.readLogs((job, op) => agent.executor.logs(job, op));
   logger.info({ node: signer.address, nodeId: config.NODE_ID, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
   onAgentShutdown(
@@ -72,6 +72,7 @@ async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, l
       cp.reporter.close();
       await agent.close();
       identity.release();
+      await tracing.shutdown();
     },
     shutdownOptions(config),
   );
@@ -87,11 +88,12 @@ runMain('node-agent', async () => {
   const { values } = parseArgs({ options: { run: { type: 'string' }, poster: { type: 'string' }, duration: { type: 'string' } } });
   const loaded = loadConfig();
   const logger = createLogger({ service: 'node-agent', level: loaded.LOG_LEVEL });
+  const tracing = createTracing({ service: 'node-agent', settings: loaded, logger });
   const identity = await resolveIdentity(loaded);
   const config: ResolvedConfig = { ...loaded, NODE_ID: identity.nodeId };
-  if (config.CONTROL_PLANE_URL && !values.run) return runControlPlane(config, identity, logger);
+  if (config.CONTROL_PLANE_URL && !values.run) return runControlPlane(config, identity, logger, tracing);
   const source = new LocalJobSource();
-  const agent = await NodeAgent.start(config, logger, { source, reporter: new LogReporter(logger) });
+  const agent = await NodeAgent.start(config, logger, { source, reporter: new LogReporter(logger), tracing });
   if (!values.run) {
     onAgentShutdown(
       logger,
@@ -99,6 +101,7 @@ runMain('node-agent', async () => {
         if (config.STOP_JOBS_ON_EXIT) await agent.drain('the node shut down');
         await agent.close();
         identity.release();
+        await tracing.shutdown();
       },
       shutdownOptions(config),
     );

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
 import { installNegotiation } from './negotiate';
 import { assignRequestId } from './request-id';
-import { callContextOf, withCallContext } from './call-context';
+import { endServerSpan, openCallContext, withCallContext } from './call-context';
+import type { Tracing } from './tracing';
 import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
 
@@ -16,6 +17,8 @@ export interface HttpAppOptions {
   trustProxy?: boolean;
   /** The description whose size limits every request is checked against before routing (see request-check.ts). */
   contract?: RequestCheckOptions;
+  /** Records a server span per request when it records (OTEL_TRACES_EXPORTER); the trace id is carried either way. */
+  tracing?: Tracing;
 }
 
 const SECRET_QUERY = /^(?:.*(?:password|secret|token|signature|session|key).*|auth.*|code)$/i;
@@ -71,7 +74,7 @@ function accessLevel(req: express.Request, status: number): 'error' | 'warn' | '
  * Nothing is built for a line the level drops, and `req.log` (a child logger
  * carrying the request id) is only made when a handler uses it.
  */
-function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string): void {
+function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string, traceId: string): void {
   const started = Date.now();
   let child: Logger | undefined;
   Object.defineProperty(req, 'log', {
@@ -87,7 +90,7 @@ function logRequest(logger: Logger, req: express.Request, res: express.Response,
     const level = accessLevel(req, status);
     if (!logger.isLevelEnabled(level)) return;
     const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
-    logger[level]({ requestId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
+    logger[level]({ requestId, traceId, method: req.method, url: loggableUrl(req.originalUrl ?? req.url), status, ms: Date.now() - started }, message);
   });
 }
 
@@ -110,8 +113,10 @@ function requestPipeline(opts: HttpAppOptions): express.RequestHandler {
   };
   return (req, res, next) => {
     const requestId = assignRequestId(req, res);
-    logRequest(opts.logger, req, res, requestId);
-    withCallContext(callContextOf(req, requestId), () => parseBody(req, res, checked(req, res, next)));
+    const context = openCallContext(req.headers, requestId, opts.tracing, req.method);
+    if (context.span) endServerSpan(req, res, context.span);
+    logRequest(opts.logger, req, res, requestId, context.traceId);
+    withCallContext(context, () => parseBody(req, res, checked(req, res, next)));
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseCidrList } from './address-policy';
+import { tracingConfigShape } from './tracing';
 
 /** Thrown when the environment does not satisfy a service's config schema. */
 export class ConfigError extends Error {
@@ -65,4 +66,5 @@ export const serviceConfigShape = (defaultPort: number) => ({
   DATABASE_URL: env.url(),
   REDIS_URL: env.url(),
   LOG_LEVEL: env.logLevel(),
+  ...tracingConfigShape,
 });

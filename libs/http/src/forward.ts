@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import net from 'node:net';
 import { Agent, buildConnector, Pool, type Dispatcher } from 'undici';
+import { TRACEPARENT_HEADER } from './trace-context';
 
 /** Headers that describe one connection, never forwarded (RFC 9110 section 7.6.1). */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'proxy-connection']);
@@ -62,12 +63,13 @@ function forwardHeaders(req: http.IncomingMessage, requestId: string, target: Fo
   return out;
 }
 
-/** The answer's headers for the caller: without the hop-by-hop ones, with the request id. */
-function answerHeaders(incoming: http.IncomingHttpHeaders, requestId: string): http.OutgoingHttpHeaders {
+/** The answer's headers for the caller: without the hop-by-hop ones, with the request id; the edge's own trace context (set on `res`) rather than the target's. */
+function answerHeaders(incoming: http.IncomingHttpHeaders, requestId: string, res: http.ServerResponse): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
+  const ownTrace = res.hasHeader(TRACEPARENT_HEADER);
   for (const name in incoming) {
     const value = incoming[name];
-    if (value !== undefined && !HOP_BY_HOP.has(name)) out[name] = value;
+    if (value !== undefined && !HOP_BY_HOP.has(name) && !(ownTrace && name === TRACEPARENT_HEADER)) out[name] = value;
   }
   if (requestId) out['x-request-id'] = requestId;
   return out;
@@ -180,7 +182,7 @@ export function forward(
       // Informational answers (103 Early Hints) are not passed on, as node's client never did: the final one follows.
       if (statusCode < 200) return;
       if (timeoutMs > 0 && !String(headers['content-type'] ?? '').startsWith('text/event-stream')) silence = setTimeout(stalled, timeoutMs);
-      res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId));
+      res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId, res));
     },
     onResponseData(c, chunk) {
       silence?.refresh();

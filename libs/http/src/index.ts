@@ -4,7 +4,20 @@ export { installErrorHandling, toHttpError } from './errors';
 export { healthRoutes, type HealthOptions, type ReadinessCheck } from './health';
 export { listen, type ListenOptions, type RunningServer } from './server';
 export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
-export { TRACEPARENT_HEADER, currentCallContext, withCallContext, type CallContext } from './call-context';
+export {
+  TRACEPARENT_HEADER,
+  TRACESTATE_HEADER,
+  currentCallContext,
+  withCallContext,
+  withSpan,
+  openCallContext,
+  startHop,
+  traceForwarded,
+  type CallContext,
+  type Hop,
+} from './call-context';
+export { parseTraceparent, parseTracestate, formatTraceparent, newTraceparent, type TraceParent } from './trace-context';
+export { createTracing, tracingConfigShape, NO_TRACING, type Tracing, type TraceSpan, type TracingOptions, type TracingSettings } from './tracing';
 export { ServiceClient, INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
 export { errorFromResponse, type ErrorAnswer } from './service-errors';
 export { InsufficientBalanceError, insufficientBalanceHandler } from './insufficient-balance';

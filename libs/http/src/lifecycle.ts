@@ -2,6 +2,7 @@ import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
 import { listen } from './server';
+import { createTracing, type Tracing, type TracingSettings } from './tracing';
 
 /**
  * Runs `stop` once on SIGINT or SIGTERM, then exits; a second signal forces
@@ -43,19 +44,22 @@ export function runMain(name: string, main: () => Promise<void>): void {
   });
 }
 
-export interface ServiceDefinition<C extends { HOST: string; PORT: number; LOG_LEVEL: string }> {
+type ServiceBasics = { HOST: string; PORT: number; LOG_LEVEL: string } & TracingSettings;
+
+export interface ServiceDefinition<C extends ServiceBasics> {
   name: string;
   loadConfig(): C;
-  /** Builds the service's resources and its request handler. */
-  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void>; drain?(): void }>;
+  /** Builds the service's resources and its request handler (`tracing`: OTEL_* settings, off by default). */
+  start(config: C, logger: Logger, tracing: Tracing): Promise<{ app: RequestListener; stop(): Promise<void>; drain?(): void }>;
 }
 
 /** The shape of every service's main: parse config, start, listen, stop cleanly on a signal. */
-export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: string }>(def: ServiceDefinition<C>): void {
+export function runService<C extends ServiceBasics>(def: ServiceDefinition<C>): void {
   runMain(def.name, async () => {
     const config = def.loadConfig();
     const logger = createLogger({ service: def.name, level: config.LOG_LEVEL });
-    const { app, stop, drain } = await def.start(config, logger);
+    const tracing = createTracing({ service: def.name, settings: config, logger });
+    const { app, stop, drain } = await def.start(config, logger, tracing);
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     logger.info({ url: server.url }, `${def.name} listening`);
     onShutdown(logger, async () => {
@@ -63,6 +67,7 @@ export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: st
       drain?.();
       await server.close();
       await stop();
+      await tracing.shutdown();
     });
   });
 }

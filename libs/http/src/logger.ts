@@ -1,6 +1,7 @@
 import { types } from 'node:util';
 import { pino, type Logger } from 'pino';
 import { scrubSecrets } from './scrub';
+import { logContext } from './call-context';
 
 export type { Logger } from 'pino';
 
@@ -108,6 +109,8 @@ export function createLogger(opts: LoggerOptions): Logger {
       level: opts.level ?? 'info',
       base: { service: opts.service },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // The trace id of the request the line is written for, whichever logger writes it.
+      mixin: logContext,
       formatters: {
         level: (label) => ({ level: label }),
         log: (obj) => redactDeep(obj) as Record<string, unknown>,

@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { currentCallContext, TRACEPARENT_HEADER, type CallContext } from './call-context';
+import { currentCallContext, startHop, TRACEPARENT_HEADER, TRACESTATE_HEADER, type CallContext, type Hop } from './call-context';
+import type { Tracing } from './tracing';
 import { REQUEST_ID_HEADER } from './request-id';
 import { ServiceUnavailableError } from './http-error';
 import { errorFromResponse } from './service-errors';
@@ -34,6 +35,8 @@ export interface ServiceClientOptions {
   /** Sent on every call (after the defaults, before the call's own). */
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
+  /** Records the calls made outside any request (each starts a trace); inside one, the request's tracer records them. */
+  tracing?: Tracing;
 }
 
 export interface ServiceRequest {
@@ -49,7 +52,7 @@ export interface ServiceRequest {
   signal?: AbortSignal;
   /** A POST that may be repeated without effect (keyed by a reference): retried like a GET. */
   idempotent?: boolean;
-  /** Request id and traceparent to forward; by default those of the request being served. */
+  /** Request id and trace to forward; by default those of the request being served (outside one, a new trace). */
   context?: CallContext;
 }
 
@@ -83,10 +86,26 @@ export class ServiceClient {
   /** Any answer, whatever its status; throws a 503 naming the service when none came within the budget. */
   async request<T = unknown>(req: ServiceRequest): Promise<ServiceResponse<T>> {
     const method = req.method ?? 'GET';
+    const hop = startHop(req.context ?? currentCallContext(), `${method} ${this.name}`, { 'http.request.method': method, 'peer.service': this.name }, this.opts.tracing);
+    const span = hop.span;
+    if (!span) return this.attempts<T>(req, method, hop);
+    try {
+      const res = await this.attempts<T>(req, method, hop);
+      span.setAttributes({ 'http.response.status_code': res.status });
+      span.end(res.status >= 400 ? `status ${res.status}` : undefined);
+      return res;
+    } catch (err) {
+      span.end((err as Error).message);
+      throw err;
+    }
+  }
+
+  /** One call, retried as the method allows, within one budget. */
+  private async attempts<T>(req: ServiceRequest, method: HttpMethod, hop: Hop): Promise<ServiceResponse<T>> {
     const budget = AbortSignal.timeout(req.timeoutMs ?? this.opts.timeoutMs ?? 5000);
     const signal = req.signal ? AbortSignal.any([budget, req.signal]) : budget;
     const retries = req.idempotent || IDEMPOTENT.has(method) ? (this.opts.retries ?? 2) : 0;
-    const init: RequestInit = { method, headers: this.headersFor(req), body: req.body === undefined ? undefined : JSON.stringify(req.body), signal };
+    const init: RequestInit = { method, headers: this.headersFor(req, hop), body: req.body === undefined ? undefined : JSON.stringify(req.body), signal };
     const url = new URL(req.path, this.opts.baseUrl);
     for (let attempt = 0; ; attempt++) {
       let res: Response;
@@ -128,13 +147,14 @@ export class ServiceClient {
     return new ServiceUnavailableError(`${this.name} is unavailable; try again shortly`, undefined, { detail: `${this.name}: ${detail}` });
   }
 
-  private headersFor(req: ServiceRequest): Record<string, string> {
+  private headersFor(req: ServiceRequest, hop: Hop): Record<string, string> {
     const headers: Record<string, string> = { accept: 'application/json' };
     if (req.body !== undefined) headers['content-type'] = 'application/json';
     if (this.opts.internalToken) headers[INTERNAL_TOKEN_HEADER] = this.opts.internalToken;
     const context = req.context ?? currentCallContext();
     if (context.requestId) headers[REQUEST_ID_HEADER] = context.requestId;
-    if (context.traceparent) headers[TRACEPARENT_HEADER] = context.traceparent;
+    headers[TRACEPARENT_HEADER] = hop.traceparent;
+    if (hop.tracestate) headers[TRACESTATE_HEADER] = hop.tracestate;
     return { ...headers, ...this.opts.headers, ...req.headers };
   }
 

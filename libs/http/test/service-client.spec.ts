@@ -109,7 +109,7 @@ describe('ServiceClient', () => {
       expect(up.seen[0].headers).toMatchObject({ 'x-request-id': 'outer-1', traceparent });
     });
 
-    it('forwards the request id after a body was read, and drops a malformed traceparent', async () => {
+    it('forwards the request id after a body was read, and a new trace in place of a malformed traceparent', async () => {
       const { up, client } = await serve((_req, res) => json(res, 200, { ok: 1 }));
       app = await startApp((a) => a.post('/outer', (_req, res, next) => client.send({ path: '/inner' }).then((b) => res.json(b), next)));
       const res = await fetch(`${app.url}/outer`, {
@@ -119,7 +119,7 @@ describe('ServiceClient', () => {
       });
       expect(res.status).toBe(200);
       expect(up.seen[0].headers['x-request-id']).toBe('outer-2');
-      expect(up.seen[0].headers.traceparent).toBeUndefined();
+      expect(up.seen[0].headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[0-3]$/);
     });
 
     it('answers the outer request with the typed error of a 4xx from the service', async () => {

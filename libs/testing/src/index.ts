@@ -41,3 +41,4 @@ export {
   type LoadOptions,
   type BareServer,
 } from './bench/load';
+export { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver';

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import type { CreditHoldRecord, JobRecord, MarketRecord, PostJobRequest } from '@ocg/contracts';
 import { canonicalJson } from '@ocg/auth';
-import { ConflictError, InsufficientBalanceError, ServiceUnavailableError } from '@ocg/http';
+import { ConflictError, InsufficientBalanceError, ServiceUnavailableError, withSpan } from '@ocg/http';
 import type { RateLimiter } from '@ocg/redis';
 import type { CasService } from '../cas/cas.service';
 import type { CreditsClient } from '../clients/credits.client';
@@ -54,13 +54,13 @@ export class JobPostService {
     const done = idempotencyKey === undefined ? undefined : await this.d.requests.earlier(caller.userId, idempotencyKey, requestHash(body));
     if (done && (await this.d.jobs.find(done))) return this.d.query.view(done);
     await this.d.postLimit.enforce(caller.userId, `job posts from user ${caller.userId}`);
-    const priced = await this.price(caller, body);
+    const priced = await withSpan('job.price', () => this.price(caller, body));
     const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
     if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);
     let recorded: JobRow | undefined;
     try {
-      const hold = priced.amount > 0 ? await this.hold(caller, address, priced) : undefined;
-      recorded = await this.record(caller, address, priced, hold);
+      const hold = priced.amount > 0 ? await withSpan('job.hold', () => this.hold(caller, address, priced)) : undefined;
+      recorded = await withSpan('job.record', () => this.record(caller, address, priced, hold));
     } catch (err) {
       if (idempotencyKey !== undefined && isFinal(err)) await this.d.requests.release(caller.userId, idempotencyKey);
       throw err;

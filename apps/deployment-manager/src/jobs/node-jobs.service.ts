@@ -10,7 +10,7 @@ import type {
   SyncJobsRequest,
   SyncJobsResponse,
 } from '@ocg/contracts';
-import { ForbiddenError, NotFoundError } from '@ocg/http';
+import { ForbiddenError, NotFoundError, withSpan } from '@ocg/http';
 import type { CasService } from '../cas/cas.service';
 import type { MarketsClient } from '../clients/markets.client';
 import { containerLimitsFor, invalid } from './definition';
@@ -52,7 +52,7 @@ export class NodeJobsService {
     }
     if (standing.state === 'DISABLED') throw new ForbiddenError(`Node ${node} is disabled by an operator and may claim no jobs`);
     const until = Date.now() + (body.waitSeconds ?? 0) * 1000;
-    const claim = () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds, standing.capacity);
+    const claim = () => withSpan('job.claim', () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds, standing.capacity));
     let job = await claim();
     while (!job && Date.now() < until) {
       await this.d.waker.wait(market.address, Math.min(WAIT_SLICE_MS, until - Date.now()));

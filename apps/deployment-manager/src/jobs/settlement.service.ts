@@ -1,4 +1,4 @@
-import type { Logger } from '@ocg/http';
+import { withSpan, type Logger } from '@ocg/http';
 import { isRefused, type CreditsClient } from '../clients/credits.client';
 import type { HoldRepository, HoldRow } from './hold.repository';
 import type { JobRepository } from './job.repository';
@@ -45,7 +45,7 @@ export class SettlementService {
     const job = await this.jobs.leaseSettlement(address, this.leaseSeconds).catch(() => undefined);
     if (!job) return false;
     try {
-      return await this.settleLeased(job);
+      return await withSpan('job.settle', () => this.settleLeased(job), { job: address });
     } catch (err) {
       this.logger.warn({ job: address, err: (err as Error).message }, 'settlement failed; the sweeper retries');
       return false;

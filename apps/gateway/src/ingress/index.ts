@@ -14,6 +14,7 @@ import {
   INTERNAL_HEADER_PREFIX,
   refuseUpgrade,
   upstreamAgent,
+  traceForwarded,
   urlRefusal,
   type AddressPolicy,
   type Forwarded,
@@ -133,6 +134,7 @@ export function createIngress(opts: IngressOptions): Ingress {
       logger.warn({ requestId, target: target.ingressUrl, refusal: r.refusal }, 'node ingress URL refused');
       return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
     }
+    traceForwarded(req, res, target.kind === 'job' ? 'job ingress' : 'node API');
     forward(req, res, { url: r.url, dispatcher, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
       logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
       sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);

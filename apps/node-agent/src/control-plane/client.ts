@@ -1,5 +1,5 @@
 import { signNodeRequest, type WalletSigner } from '@ocg/auth';
-import { ServiceClient, ServiceUnavailableError } from '@ocg/http';
+import { ServiceClient, ServiceUnavailableError, type Tracing } from '@ocg/http';
 
 /** The control plane answered, with an error status. */
 export class ControlPlaneError extends Error {
@@ -26,8 +26,10 @@ export class ControlPlaneClient {
     baseUrl: string,
     readonly signer: WalletSigner,
     private readonly timeoutMs: number,
+    tracing?: Tracing,
   ) {
-    this.service = new ServiceClient({ service: 'control plane', baseUrl, timeoutMs });
+    // Claims, reports and heartbeats run on timers: each call starts its own trace, recorded when `tracing` records.
+    this.service = new ServiceClient({ service: 'control plane', baseUrl, timeoutMs, tracing });
   }
 
   get address(): string {

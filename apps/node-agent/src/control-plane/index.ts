@@ -4,6 +4,7 @@
  * URL, the gateway. main.ts composes them when CONTROL_PLANE_URL is set.
  */
 import type { Logger } from 'pino';
+import type { Tracing } from '@ocg/http';
 import type { WalletSigner } from '@ocg/auth';
 import type { AgentConfig } from '../config';
 import { createDocker } from '../docker/client';
@@ -23,10 +24,10 @@ export interface ControlPlane {
   onListening(urls: { api: string; ingress: string }): void;
 }
 
-export function createControlPlane(config: AgentConfig, signer: WalletSigner, logger: Logger): ControlPlane {
+export function createControlPlane(config: AgentConfig, signer: WalletSigner, logger: Logger, tracing?: Tracing): ControlPlane {
   if (!config.CONTROL_PLANE_URL || !config.MARKET || !config.JOIN_TOKEN) throw new Error('control-plane mode needs CONTROL_PLANE_URL, MARKET and JOIN_TOKEN');
   const log = logger.child({ component: 'control-plane' });
-  const client = new ControlPlaneClient(config.CONTROL_PLANE_URL, signer, config.CONTROL_PLANE_TIMEOUT_MS);
+  const client = new ControlPlaneClient(config.CONTROL_PLANE_URL, signer, config.CONTROL_PLANE_TIMEOUT_MS, tracing);
   const docker = createDocker(config.DOCKER_SOCKET);
   const gpus = async () => gpuDevices(await detectGpus(docker, config.NODE_GPUS), config.GPU_DEVICES);
   const membership = new Membership(client, { market: config.MARKET, joinToken: config.JOIN_TOKEN, domain: config.NODE_DOMAIN, capacity: config.MAX_JOBS, gpus }, log);

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
 import { BlockList } from 'node:net';
-import { guardUpgradeSocket, isSaneRequestId, refuseUpgrade } from '@ocg/http';
+import { guardUpgradeSocket, isSaneRequestId, refuseUpgrade, UNMATCHED_ROUTE, type Metrics } from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
@@ -33,6 +33,8 @@ export interface GatewayOptions {
   pageLimit?: RateLimiter;
   /** Frontend origins answered with CORS headers on the API host (CORS_ORIGINS); default none. */
   corsOrigins?: readonly string[];
+  /** Where each request's duration is observed, by route template (`ingress` for job and node hosts, `page` for pages); absent: not measured. */
+  metrics?: Metrics;
 }
 
 export interface Gateway {
@@ -41,6 +43,9 @@ export interface Gateway {
   upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
   close(): void;
 }
+
+/** The gateway's own paths, each its own route label; what else it serves itself is the docs. */
+const OWN_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json']);
 
 /** Takes the caller's request id when it is a sane token, else makes one. */
 function requestIdFor(req: http.IncomingMessage): string {
@@ -85,30 +90,38 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
+    let route = UNMATCHED_ROUTE;
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      opts.metrics?.requests.observe({ method: req.method, route, status: res.statusCode }, ms / 1000);
       // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
       const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
       logger[level]({ requestId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
     });
     if (opts.ingress?.matches(req.headers.host)) {
+      route = 'ingress';
       opts.ingress.handle(req, res, requestId);
       return;
     }
     if (cors?.apply(req, res, requestId)) return;
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {
+      route = 'page';
       servePageLimited(opts.pages, page, res, requestId, forwardedOf(req, trusted).for, opts.pageLimit);
       return;
     }
-    const route = routes.match(req.method ?? 'GET', path);
-    if (route) {
-      proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
+    const operation = routes.match(req.method ?? 'GET', path);
+    if (operation) {
+      route = operation.template;
+      proxyRequest(req, res, upstreams.get(operation.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
       return;
     }
     own(path, res, requestId)
       .then((served) => {
-        if (served) return;
+        if (served) {
+          route = OWN_ROUTES.has(path) ? path : 'docs';
+          return;
+        }
         if (routes.hasPath(path)) sendError(res, 405, 'MethodNotAllowedError', 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, requestId);
         else sendError(res, 404, 'NotFoundError', 'NOT_FOUND', `no operation at ${req.method} ${path}`, requestId);
       })

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig } from '@ocg/http';
+import { env, metricsConfigShape, parseConfig } from '@ocg/http';
 import { parseCorsOrigins } from './cors';
 
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -10,6 +10,8 @@ const schema = z
     PORT: env.port(8080),
     LOG_LEVEL: env.logLevel(),
     REDIS_URL: env.url(),
+    /** `/metrics` on a listener of its own (METRICS_HOST:METRICS_PORT), never on the public PORT. */
+    ...metricsConfigShape(),
     /** Base URL of each service, keyed by the `x-service` value in the document. */
     CLIENT_MANAGER_URL: env.url().default('http://127.0.0.1:8081'),
     HOST_MANAGER_URL: env.url().default('http://127.0.0.1:8082'),

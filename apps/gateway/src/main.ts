@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { createAddressPolicy, createLogger, listen, onShutdown, parseCidrList, runMain, type RunningServer } from '@ocg/http';
+import { createAddressPolicy, createLogger, listen, metricsOf, onShutdown, parseCidrList, runMain, serveMetrics, type RunningServer } from '@ocg/http';
 import { createRedis, redisKeys, subscribeJson } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
@@ -13,6 +13,7 @@ import { RateLimiter } from '@ocg/redis';
 runMain('gateway', async () => {
   const config = loadConfig();
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
+  const metrics = metricsOf('gateway', config, logger);
   const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
   // Pub/sub needs a connection of its own; ioredis subscribes again after Redis comes back.
   const subscriber = createRedis(config.REDIS_URL, { name: 'gateway-routes' });
@@ -74,6 +75,7 @@ runMain('gateway', async () => {
     trustedProxies,
     corsOrigins: config.CORS_ORIGINS,
     pageLimit: new RateLimiter(redis, 'gateway-pages', { limit: config.PAGE_VIEWS_PER_MINUTE, windowSeconds: 60 }, logger),
+    metrics,
   });
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
@@ -84,6 +86,8 @@ runMain('gateway', async () => {
     servers.push(redirect);
     logger.info({ url: redirect.url }, 'plain HTTP redirects to HTTPS');
   }
+  const metricsServer = await serveMetrics(metrics, config, logger);
+  if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
     await Promise.all(servers.map((s) => s.close()));
     gateway.close();

@@ -6,6 +6,7 @@ import { requestIdMiddleware, requestIdOf } from './request-id';
 import { callContextMiddleware } from './call-context';
 import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
+import { routeOf, type Metrics } from './metrics';
 
 export interface HttpAppOptions {
   service: string;
@@ -16,6 +17,8 @@ export interface HttpAppOptions {
   trustProxy?: boolean;
   /** The description whose size limits every request is checked against before routing (see request-check.ts). */
   contract?: RequestCheckOptions;
+  /** Where each request's duration is observed (by method, route template and status); absent: not measured. */
+  metrics?: Metrics;
 }
 
 const SECRET_QUERY = /^(?:.*(?:password|secret|token|signature|session|key).*|auth.*|code)$/i;
@@ -71,9 +74,10 @@ function accessLevel(req: express.Request, status: number): 'error' | 'warn' | '
  * Nothing is built for a line the level drops, and `req.log` (a child logger
  * carrying the request id) is only made when a handler uses it.
  */
-function requestLogging(logger: Logger): express.RequestHandler {
+function requestLogging(logger: Logger, metrics?: Metrics): express.RequestHandler {
   return (req, res, next) => {
     const started = Date.now();
+    const t0 = metrics ? performance.now() : 0;
     const requestId = requestIdOf(req);
     let child: Logger | undefined;
     Object.defineProperty(req, 'log', {
@@ -86,6 +90,7 @@ function requestLogging(logger: Logger): express.RequestHandler {
     });
     res.once('close', () => {
       const status = res.statusCode;
+      metrics?.requests.observe({ method: req.method, route: routeOf(req), status }, (performance.now() - t0) / 1000);
       const level = accessLevel(req, status);
       if (!logger.isLevelEnabled(level)) return;
       const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
@@ -107,7 +112,7 @@ export function createApp(opts: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestIdMiddleware());
   app.use(callContextMiddleware());
-  app.use(requestLogging(opts.logger));
+  app.use(requestLogging(opts.logger, opts.metrics));
   app.use(bodyParser(opts.bodyLimit ?? DEFAULT_BODY_LIMIT));
   installNegotiation(app);
   app.use(requestCheck(opts.contract));

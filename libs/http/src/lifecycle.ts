@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createLogger } from './logger';
-import { listen } from './server';
+import { listen, type RunningServer } from './server';
+import { listenMetrics, Metrics } from './metrics';
 
 /**
  * Runs `stop` once on SIGINT or SIGTERM, then exits; a second signal forces
@@ -43,23 +44,40 @@ export function runMain(name: string, main: () => Promise<void>): void {
   });
 }
 
-export interface ServiceDefinition<C extends { HOST: string; PORT: number; LOG_LEVEL: string }> {
+type BaseConfig = { HOST: string; PORT: number; LOG_LEVEL: string; METRICS_HOST?: string; METRICS_PORT?: number };
+
+export interface ServiceDefinition<C extends BaseConfig> {
   name: string;
   loadConfig(): C;
-  /** Builds the service's resources and its request handler. */
-  start(config: C, logger: Logger): Promise<{ app: RequestListener; stop(): Promise<void> }>;
+  /** Builds the service's resources and its request handler; `metrics` is there when METRICS_PORT is set. */
+  start(config: C, logger: Logger, metrics?: Metrics): Promise<{ app: RequestListener; stop(): Promise<void> }>;
+}
+
+/** The service's registry and its `/metrics` listener when METRICS_PORT is set. */
+export function metricsOf(name: string, config: { METRICS_PORT?: number }, logger: Logger): Metrics | undefined {
+  return config.METRICS_PORT === undefined ? undefined : new Metrics(name, logger);
+}
+
+/** Starts the `/metrics` listener (logged) when there are metrics to serve. */
+export async function serveMetrics(metrics: Metrics | undefined, config: { HOST: string; METRICS_HOST?: string; METRICS_PORT?: number }, logger: Logger): Promise<RunningServer | undefined> {
+  if (!metrics || config.METRICS_PORT === undefined) return undefined;
+  const server = await listenMetrics(metrics, { host: config.METRICS_HOST ?? config.HOST, port: config.METRICS_PORT });
+  logger.info({ url: `${server.url}/metrics` }, 'metrics listening');
+  return server;
 }
 
 /** The shape of every service's main: parse config, start, listen, stop cleanly on a signal. */
-export function runService<C extends { HOST: string; PORT: number; LOG_LEVEL: string }>(def: ServiceDefinition<C>): void {
+export function runService<C extends BaseConfig>(def: ServiceDefinition<C>): void {
   runMain(def.name, async () => {
     const config = def.loadConfig();
     const logger = createLogger({ service: def.name, level: config.LOG_LEVEL });
-    const { app, stop } = await def.start(config, logger);
+    const metrics = metricsOf(def.name, config, logger);
+    const { app, stop } = await def.start(config, logger, metrics);
     const server = await listen(app, { host: config.HOST, port: config.PORT });
     logger.info({ url: server.url }, `${def.name} listening`);
+    const metricsServer = await serveMetrics(metrics, config, logger);
     onShutdown(logger, async () => {
-      await server.close();
+      await Promise.all([server.close(), metricsServer?.close()]);
       await stop();
     });
   });

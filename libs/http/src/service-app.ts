@@ -5,6 +5,7 @@ import { createApp } from './app';
 import { healthRoutes } from './health';
 import { installErrorHandling } from './errors';
 import type { ControllerRegistry } from './ioc';
+import type { Metrics } from './metrics';
 
 export interface ServiceAppOptions {
   service: string;
@@ -16,11 +17,13 @@ export interface ServiceAppOptions {
   /** Registers the service's routes (tsoa's RegisterRoutes). */
   register(app: express.Express): void;
   bodyLimit?: number;
+  /** Request durations are observed here (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 /** Every service's app in the same order: wire formats, health, routes, errors. */
-export function buildServiceApp({ service, logger, checks, controllers, register, bodyLimit }: ServiceAppOptions): express.Express {
-  const app = createApp({ service, logger, bodyLimit, contract: { document: openApiDocument as Record<string, unknown>, service } });
+export function buildServiceApp({ service, logger, checks, controllers, register, bodyLimit, metrics }: ServiceAppOptions): express.Express {
+  const app = createApp({ service, logger, bodyLimit, metrics, contract: { document: openApiDocument as Record<string, unknown>, service } });
   app.locals.controllers = controllers;
   app.use(healthRoutes(checks));
   register(app);

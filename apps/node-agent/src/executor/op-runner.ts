@@ -14,6 +14,7 @@ import type { ResultExtractor } from './results';
 import type { OpState } from './types';
 import type { Limits } from '../docker/container-spec';
 import type { Pool } from './pool';
+import type { NodeMetrics } from '../node-metrics';
 
 export interface OpContext {
   docker: Docker;
@@ -39,6 +40,8 @@ export interface OpContext {
   jobSignal: AbortSignal;
   /** Whether a cached image may be used without asking its registry (private images must be asked each time). */
   images: ImagePolicy;
+  /** Pulls and health checks are counted here when the agent serves metrics. */
+  metrics?: NodeMetrics;
 }
 
 /** A decision to end the op that the container's exit must not override. */
@@ -255,10 +258,14 @@ export class OpRunner {
     if (op.args.gpu && !this.ctx.gpus) throw new OpFailure(reasons.noGpu());
     if (op.args.resources.length > 0) throw new OpFailure(reasons.resources());
     const auth = op.args.authentication?.docker;
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const how = await ensureImage(this.ctx.docker, op.args.image, auth, { timeoutMs: this.ctx.pullTimeoutMs, signal: this.signal, policy: this.ctx.images });
+      this.ctx.metrics?.pulled(how, seconds());
       if (how === 'pulled') this.logs.push('nodeerr', `pulled image ${op.args.image}`);
     } catch (err) {
+      this.ctx.metrics?.pulled('failed', seconds());
       throw new OpFailure((err as Error).message);
     }
     // Mounted volumes exist with our labels even if no create-volume op made them, so cleanup finds them.
@@ -374,6 +381,7 @@ export class OpRunner {
             if (!this.released && this.monitors.every((m) => m.ready)) this.released = true;
             this.changed();
           },
+          this.ctx.metrics && ((check, ok) => this.ctx.metrics?.checked(check, ok)),
         ),
     );
   }

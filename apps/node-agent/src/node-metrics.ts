@@ -27,7 +27,7 @@ export class NodeMetrics {
   private readonly pulls: Counter<'outcome'>;
   private readonly pullSeconds: Histogram<'outcome'>;
   private readonly checks: Counter<'kind' | 'result'>;
-  private readonly ingress: Counter<'job' | 'code'>;
+  private readonly ingress: Counter<'job_address' | 'code'>;
 
   constructor(
     readonly metrics: Metrics,
@@ -35,8 +35,14 @@ export class NodeMetrics {
   ) {
     this.pulls = metrics.counter('ocg_node_image_pulls_total', 'Images made ready for ops, by outcome (cached: used as it was; pulled; failed)', ['outcome']);
     this.pullSeconds = metrics.histogram('ocg_node_image_pull_duration_seconds', 'How long making an image ready took, by outcome', ['outcome'], PULL_BUCKETS);
-    this.checks = metrics.counter('ocg_node_health_checks_total', 'Health-check attempts against job endpoints, by kind (tcp, http, websocket) and result (pass, fail)', ['kind', 'result']);
-    this.ingress = metrics.counter('ocg_node_ingress_requests_total', 'Requests proxied to running jobs, by job and status class (series removed when the job ends)', ['job', 'code']);
+    this.checks = metrics.counter('ocg_node_health_checks_total', 'Health-check attempts against job endpoints, by kind (tcp, http, websocket) and result (pass, fail)', [
+      'kind',
+      'result',
+    ]);
+    this.ingress = metrics.counter('ocg_node_ingress_requests_total', 'Requests proxied to running jobs, by job address and status class (series removed when the job ends)', [
+      'job_address',
+      'code',
+    ]);
     metrics.gauge('ocg_node_jobs_running', 'Jobs running on this node', [], (gauge) => gauge.set(snapshot().jobs));
     metrics.gauge('ocg_node_containers', "Job containers on this node, by their op's state", ['state'], (gauge) => {
       gauge.reset();
@@ -54,7 +60,7 @@ export class NodeMetrics {
   }
 
   proxied(job: string, status: number): void {
-    this.ingress.inc({ job, code: `${Math.floor(status / 100)}xx` });
+    this.ingress.inc({ job_address: job, code: `${Math.floor(status / 100)}xx` });
   }
 
   /**
@@ -63,7 +69,7 @@ export class NodeMetrics {
    */
   forgetJob(job: string): void {
     const remove = () => {
-      for (const code of STATUS_CLASSES) this.ingress.remove({ job, code });
+      for (const code of STATUS_CLASSES) this.ingress.remove({ job_address: job, code });
     };
     remove();
     setTimeout(remove, 60_000).unref();

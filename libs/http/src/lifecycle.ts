@@ -59,7 +59,11 @@ export function metricsOf(name: string, config: { METRICS_PORT?: number }, logge
 }
 
 /** Starts the `/metrics` listener (logged) when there are metrics to serve. */
-export async function serveMetrics(metrics: Metrics | undefined, config: { HOST: string; METRICS_HOST?: string; METRICS_PORT?: number }, logger: Logger): Promise<RunningServer | undefined> {
+export async function serveMetrics(
+  metrics: Metrics | undefined,
+  config: { HOST: string; METRICS_HOST?: string; METRICS_PORT?: number },
+  logger: Logger,
+): Promise<RunningServer | undefined> {
   if (!metrics || config.METRICS_PORT === undefined) return undefined;
   const server = await listenMetrics(metrics, { host: config.METRICS_HOST ?? config.HOST, port: config.METRICS_PORT });
   logger.info({ url: `${server.url}/metrics` }, 'metrics listening');

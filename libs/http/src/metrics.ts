@@ -29,7 +29,12 @@ export class Metrics {
     readonly logger?: Logger,
   ) {
     collectDefaultMetrics({ register: this.registry });
-    this.requests = this.histogram('ocg_http_request_duration_seconds', 'HTTP requests served, by method, route template and status', ['method', 'route', 'status'], REQUEST_BUCKETS);
+    this.requests = this.histogram(
+      'ocg_http_request_duration_seconds',
+      'HTTP requests served, by method, route template and status',
+      ['method', 'route', 'status'],
+      REQUEST_BUCKETS,
+    );
   }
 
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): Counter<L> {
@@ -42,7 +47,13 @@ export class Metrics {
       help,
       labelNames,
       registers: [this.registry],
-      ...(collect ? { collect: function (this: Gauge<L>) { return collect(this); } } : {}),
+      ...(collect
+        ? {
+            collect: function (this: Gauge<L>) {
+              return collect(this);
+            },
+          }
+        : {}),
     });
   }
 
@@ -56,7 +67,11 @@ export class Metrics {
    * Prometheus ask; concurrent scrapes share the read in flight. A failed
    * read leaves the gauges empty (the series go stale) and is logged.
    */
-  sampled<K extends string, L extends string>(ttlMs: number, gauges: Record<K, { name: string; help: string; labelNames: readonly L[] }>, load: () => Promise<Record<K, Sample<L>[]>>): void {
+  sampled<K extends string, L extends string>(
+    ttlMs: number,
+    gauges: Record<K, { name: string; help: string; labelNames: readonly L[] }>,
+    load: () => Promise<Record<K, Sample<L>[]>>,
+  ): void {
     const read = cachedRead(ttlMs, load);
     for (const key of Object.keys(gauges) as K[]) {
       const { name, help, labelNames } = gauges[key];

@@ -19,9 +19,13 @@ export class CreditMetrics {
     this.holds = metrics.counter('ocg_credit_holds_total', 'Credit hold requests answered, by outcome (placed, repeated: the same reference again, insufficient)', ['outcome']);
     this.settlements = metrics.counter('ocg_credit_settlements_total', 'Hold settlements written (final: the hold closed)', ['final']);
     this.units = metrics.counter('ocg_credit_units_total', 'Credit units moved out of holds, by kind (settled: captured; released: given back)', ['kind']);
-    metrics.sampled(HELD_CACHE_MS, { held: { name: 'ocg_credit_units_held', help: 'Credit units held for queued and running jobs, over all users', labelNames: [] } }, async () => ({
-      held: [{ labels: {}, value: await ledger.totalHeld() }],
-    }));
+    metrics.sampled(
+      HELD_CACHE_MS,
+      { held: { name: 'ocg_credit_units_held', help: 'Credit units held for queued and running jobs, over all users', labelNames: [] } },
+      async () => ({
+        held: [{ labels: {}, value: await ledger.totalHeld() }],
+      }),
+    );
   }
 
   hold(outcome: 'placed' | 'repeated' | 'insufficient'): void {

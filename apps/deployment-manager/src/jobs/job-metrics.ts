@@ -21,7 +21,10 @@ export class JobMetrics {
   private readonly billed: Counter;
 
   constructor(metrics: Metrics, jobs: JobRepository) {
-    this.claims = metrics.counter('ocg_job_claims_total', 'Claims answered to nodes, by market and outcome (assigned: a job went out; empty: none was queued)', ['market', 'outcome']);
+    this.claims = metrics.counter('ocg_job_claims_total', 'Claims answered to nodes, by market and outcome (assigned: a job went out; empty: none was queued)', [
+      'market',
+      'outcome',
+    ]);
     this.waited = metrics.histogram('ocg_job_queue_wait_seconds', 'How long claimed jobs waited in the queue', ['market'], WAIT_BUCKETS);
     this.settlements = metrics.counter('ocg_job_settlements_total', 'Settlements of ended jobs, by outcome (settled; retry: the sweeper tries again)', ['outcome']);
     this.billed = metrics.counter('ocg_job_billed_units_total', 'Credit units captured from the holds of settled jobs');

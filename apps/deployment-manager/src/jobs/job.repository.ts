@@ -103,7 +103,13 @@ export class JobRepository extends BaseRepository {
 
   /** How many jobs each market has in each status (an index-only count over jobs_market_status_idx), for the metrics. */
   countsByMarket(): Promise<{ market: string; status: JobState; count: string }[]> {
-    return this.jobs().select('j.market_address', 'market').addSelect('j.status', 'status').addSelect('count(*)', 'count').groupBy('j.market_address').addGroupBy('j.status').getRawMany();
+    return this.jobs()
+      .select('j.market_address', 'market')
+      .addSelect('j.status', 'status')
+      .addSelect('count(*)', 'count')
+      .groupBy('j.market_address')
+      .addGroupBy('j.status')
+      .getRawMany();
   }
 
   /** Each market's oldest queued job's age in seconds (over jobs_queue_idx), for the metrics. */

@@ -18,7 +18,11 @@ export function nodeMetrics(metrics: Metrics, nodes: NodeRepository, presence: N
     CACHE_MS,
     {
       nodes: { name: 'ocg_nodes', help: 'Registered nodes by market and status (online: heartbeats arrive; disabled: by an operator)', labelNames: ['market', 'status'] },
-      heartbeatAge: { name: 'ocg_node_heartbeat_age_max_seconds', help: "Seconds since the last heartbeat of the market's online node heard from longest ago", labelNames: ['market'] },
+      heartbeatAge: {
+        name: 'ocg_node_heartbeat_age_max_seconds',
+        help: "Seconds since the last heartbeat of the market's online node heard from longest ago",
+        labelNames: ['market'],
+      },
     },
     async () => {
       const rows = await nodes.standings();

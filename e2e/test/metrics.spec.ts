@@ -50,16 +50,33 @@ describe('metrics scraped by Prometheus', () => {
   }, 120_000);
 
   it('queries a series of each service and of the node agent through the HTTP API', async () => {
-    const series: Record<string, string> = {
-      gateway: 'ocg_http_request_duration_seconds_count{job="gateway", route="/jobs", method="POST", status="200"}',
-      'client-manager': 'ocg_credit_holds_total{job="client-manager", outcome="placed"}',
-      'host-manager': 'ocg_nodes{job="host-manager", status="online"}',
-      'deployment-manager': 'ocg_jobs{job="deployment-manager", state="RUNNING"}',
-      'node-agent': 'ocg_node_containers{job="node-agent", state="running"}',
-    };
-    for (const [name, expr] of Object.entries(series)) {
-      const value = await waitFor(async () => (await prometheus.query(expr))[0]?.value[1], { timeoutMs: 30_000, intervalMs: 500, what: `${name}: ${expr}` });
-      expect(Number(value)).toBeGreaterThanOrEqual(1);
+    // A market without nodes keeps its job queued: the queue's age has a series.
+    const idle = await stack.call('POST', '/markets', stack.adminKey, {
+      name: `metrics-idle-${process.pid}`,
+      pricePerSecond: 100,
+      defaultDurationSeconds: 600,
+      maxDurationSeconds: 3600,
+    });
+    expect((await stack.call('POST', '/jobs', userKey, { definition: webJob('queued'), market: idle.body.name, durationSeconds: 600 })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${stack.ports['agent-api']}/healthz`)).status).toBe(200);
+    const series: [string, string][] = [
+      ['gateway', 'ocg_http_request_duration_seconds_count{route="/jobs", method="POST", status="200"}'],
+      ['client-manager', 'ocg_credit_holds_total{outcome="placed"}'],
+      ['client-manager', 'ocg_credit_units_held'],
+      ['host-manager', 'ocg_nodes{status="online"}'],
+      ['host-manager', 'ocg_node_heartbeat_age_max_seconds + 1'],
+      ['deployment-manager', 'ocg_jobs{state="RUNNING"}'],
+      ['deployment-manager', 'ocg_job_claims_total{outcome="assigned"}'],
+      ['deployment-manager', `ocg_queue_oldest_age_seconds{market="${idle.body.address}"} + 1`],
+      ['node-agent', 'ocg_node_containers{state="running"}'],
+      ['node-agent', 'ocg_node_image_pulls_total'],
+      ['node-agent', 'ocg_node_health_checks_total{result="pass"}'],
+      ['node-agent', 'ocg_http_request_duration_seconds_count{route="/healthz"} + 1'],
+    ];
+    for (const [name, expr] of series) {
+      const scoped = expr.replace(/^(\w+)(\{([^}]*)\})?/, (_all, metric: string, _braces, labels?: string) => `${metric}{job="${name}"${labels ? `, ${labels}` : ''}}`);
+      const value = await waitFor(async () => (await prometheus.query(`sum(${scoped})`))[0]?.value[1], { timeoutMs: 30_000, intervalMs: 500, what: scoped });
+      expect([scoped, Number(value) >= 1]).toEqual([scoped, true]);
     }
     const up = await prometheus.query('up');
     expect(Object.fromEntries(up.map((r) => [r.metric.job, r.value[1]]))).toEqual(Object.fromEntries(SCRAPED.map((name) => [name, '1'])));
@@ -74,6 +91,9 @@ describe('metrics scraped by Prometheus', () => {
     expect(await scrapeOf('node-agent')).toContain(`job_address="${job}"`);
     expect((await stack.call('POST', `/jobs/${job}/stop`, userKey)).status).toBe(200);
     await waitFor(async () => !(await scrapeOf('node-agent')).includes(job) || undefined, { timeoutMs: 60_000, intervalMs: 500, what: "the job's series to go" });
+    // Its end is settled: the hold captured what it ran.
+    const settled = 'ocg_job_settlements_total{job="deployment-manager", outcome="settled"}';
+    await waitFor(async () => Number((await prometheus.query(settled))[0]?.value[1] ?? 0) >= 1 || undefined, { timeoutMs: 30_000, intervalMs: 500, what: settled });
   });
 
   it('serves nothing on the public ports: /metrics is not an operation of the gateway', async () => {

@@ -25,11 +25,14 @@ ENV NODE_ENV=production \
     NODE_COMPILE_CACHE=/opt/ocg/.compile-cache \
     HOST=0.0.0.0 \
     PORT=8081 \
-    LOG_LEVEL=info
+    LOG_LEVEL=info \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464
 WORKDIR /opt/ocg
 COPY --from=build /opt/ocg ./
 COPY healthcheck.js /opt/healthcheck.js
 USER node
-EXPOSE 8081
+# 8081: the service; 9464: /metrics for Prometheus (never publish it).
+EXPOSE 8081 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "/opt/healthcheck.js"]
 CMD ["node", "main.js"]

@@ -28,6 +28,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8080 \
     LOG_LEVEL=info \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464 \
     CLIENT_MANAGER_URL=http://client-manager:8081 \
     HOST_MANAGER_URL=http://host-manager:8082 \
     DEPLOYMENT_MANAGER_URL=http://deployment-manager:8083 \
@@ -36,6 +38,7 @@ WORKDIR /opt/ocg
 COPY --from=build /opt/ocg ./
 COPY healthcheck.js /opt/healthcheck.js
 USER node
-EXPOSE 8080
+# 8080: the service; 9464: /metrics for Prometheus (never publish it).
+EXPOSE 8080 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "/opt/healthcheck.js"]
 CMD ["node", "main.js"]

@@ -26,12 +26,15 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=8082 \
     LOG_LEVEL=info \
+    METRICS_HOST=0.0.0.0 \
+    METRICS_PORT=9464 \
     CLIENT_MANAGER_URL=http://client-manager:8081 \
     DEPLOYMENT_MANAGER_URL=http://deployment-manager:8083
 WORKDIR /opt/ocg
 COPY --from=build /opt/ocg ./
 COPY healthcheck.js /opt/healthcheck.js
 USER node
-EXPOSE 8082
+# 8082: the service; 9464: /metrics for Prometheus (never publish it).
+EXPOSE 8082 9464
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 CMD ["node", "/opt/healthcheck.js"]
 CMD ["node", "main.js"]

@@ -54,6 +54,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     API_PORT=8090 \
     INGRESS_PORT=8091 \
+    METRICS_PORT=9465 \
     LOG_LEVEL=info \
     NODE_DOMAIN=nodes.localhost \
     NODE_KEY_FILE=/var/lib/ocg-node/node-key \

@@ -129,10 +129,18 @@ it('runs the product from the images and serves a posted job at its HTTPS endpoi
   must('granting credits', await admin.POST('/credits/grant', { body: { email, amount: 10_000_000, reason: 'compose test' } }));
 
   // The operator's second step: the market and its join token in .env, then the node agent.
-  const [apiPort, ingressPort] = [await freePort(), await freePort()];
+  const [apiPort, ingressPort, metricsPort] = [await freePort(), await freePort(), await freePort()];
   appendFileSync(
     envFile,
-    [`MARKET=${MARKET}`, `JOIN_TOKEN=${market.joinToken}`, `CONTROL_PLANE_URL=${gateway}`, `NODE_API_PORT=${apiPort}`, `NODE_INGRESS_PORT=${ingressPort}`, ''].join('\n'),
+    [
+      `MARKET=${MARKET}`,
+      `JOIN_TOKEN=${market.joinToken}`,
+      `CONTROL_PLANE_URL=${gateway}`,
+      `NODE_API_PORT=${apiPort}`,
+      `NODE_INGRESS_PORT=${ingressPort}`,
+      `NODE_METRICS_PORT=${metricsPort}`,
+      '',
+    ].join('\n'),
   );
   compose('up', '-d', 'node-agent');
   node = await waitFor(async () => (await admin.GET('/nodes', { params: { query: { market: MARKET } } })).data?.nodes.find((n) => n.status === 'ONLINE')?.address, {

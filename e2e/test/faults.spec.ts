@@ -7,8 +7,8 @@
  * exact to the unit. The measured recovery times are printed (README,
  * "Reliability").
  */
-import { ensureBusyboxImage, BUSYBOX_IMAGE, waitFor } from '@ocg/testing';
-import { FaultStack } from './support/fault-stack';
+import { ensureBusyboxImage, waitFor } from '@ocg/testing';
+import { FaultStack, webJob as webJobServing } from './support/fault-stack';
 
 const PRICE = 100; // units per second
 const CREDITS = 100_000_000;
@@ -24,17 +24,7 @@ const RECOVERY_BOUND_S = 30;
  */
 const WATCH_AFTER_OUTAGE_MS = 15_000;
 
-const webJob = {
-  version: '0.1',
-  type: 'container',
-  ops: [
-    {
-      type: 'container/run',
-      id: 'web',
-      args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', 'mkdir -p /www && echo still-here > /www/index.html && exec httpd -f -p 8080 -h /www'], expose: 8080 },
-    },
-  ],
-};
+const webJob = webJobServing('still-here');
 
 interface Recovery {
   fault: string;

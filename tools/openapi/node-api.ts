@@ -62,7 +62,7 @@ export async function nodeApiDocument(scratch: string, compilerOptions: ts.Compi
         {
           type: 'object',
           description:
-            'missed: `count` lines left the node\'s buffer before they could be sent; heartbeat: sent every LOG_FOLLOW_HEARTBEAT_SECONDS; end: the op ended, and so does the stream.',
+            "missed: `count` lines left the node's buffer before they could be sent; heartbeat: sent every LOG_FOLLOW_HEARTBEAT_SECONDS; end: the op ended, and so does the stream.",
           properties: { notice: { type: 'string', enum: ['missed', 'end', 'heartbeat'] }, count: { type: 'integer', minimum: 1 } },
           required: ['notice'],
           additionalProperties: false,

@@ -240,7 +240,10 @@ describe('job get --watch', () => {
       await runToEnd(address);
       const run = await watching;
       expect(run.code).toBe(0);
-      const events = run.out.trim().split('\n').map((l) => JSON.parse(l));
+      const events = run.out
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
       expect(events.map((e) => `${e.type} ${e.data.status ?? e.data.lines?.[0].text}`)).toEqual([
         'snapshot QUEUED',
         'job RUNNING',

@@ -95,7 +95,11 @@ const opIs = (op: string, ...states: string[]) =>
 it("shows the ops as the node runs them, and every op's lines by time with their op", async () => {
   await opIs('worker', 'running');
   const ops = await ocg('job', 'ops', job, ...as());
-  expect(ops.out).toMatch(new RegExp(`^job +${job}\nstate +running\nstage +main\n\nOP +GROUP +STATE +EXIT +RESTARTS +ENDPOINTS\nticker +main +\\w+ .*\nworker +main +running +- +0 +-\nlater +later +pending +- +0 +-\n$`));
+  expect(ops.out).toMatch(
+    new RegExp(
+      `^job +${job}\nstate +running\nstage +main\n\nOP +GROUP +STATE +EXIT +RESTARTS +ENDPOINTS\nticker +main +\\w+ .*\nworker +main +running +- +0 +-\nlater +later +pending +- +0 +-\n$`,
+    ),
+  );
   await waitFor(async () => /\| working\n/.test((await ocg('job', 'logs', job, ...as())).out), { timeoutMs: 20_000, what: 'a line of the worker' });
   const logs = (await ocg('job', 'logs', job, ...as())).out.trim().split('\n');
   expect(logs.every((l) => new RegExp(`^${CLOCK} (ticker|worker|later) +\\| `).test(l))).toBe(true);
@@ -112,18 +116,38 @@ it('follows an op across a cut connection: every line once, in order, and says i
     const restart = await ocg('job', 'op', 'restart', job, 'ticker', ...as());
     expect(restart.out).toMatch(/^restarted op ticker \(group main\); the ops now:\n\nOP +GROUP +STATE +EXIT +RESTARTS +REASON\nticker +main +(pending|running) /);
     const url = nodeUrl.replace(/:\d+$/, `:${proxy.port}`);
-    const followed = await ocg('job', 'logs', job, '--op', 'ticker', '--follow', '--since', since, '--stream', 'stdout', '--node-url', url, '--gateway', stack.gateway, '--api-key', user.key);
+    const followed = await ocg(
+      'job',
+      'logs',
+      job,
+      '--op',
+      'ticker',
+      '--follow',
+      '--since',
+      since,
+      '--stream',
+      'stdout',
+      '--node-url',
+      url,
+      '--gateway',
+      stack.gateway,
+      '--api-key',
+      user.key,
+    );
     expect(followed.code).toBe(0);
     expect(proxy.cuts).toBe(1);
     expect(followed.err).toMatch(/ocg: op ticker: reconnected after \d+\.\d s \(.+\); going on after the last line shown\n/);
-    const ticks = followed.out.trim().split('\n').map((l) => l.replace(new RegExp(`^${CLOCK} ticker \\| `), ''));
+    const ticks = followed.out
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(new RegExp(`^${CLOCK} ticker \\| `), ''));
     expect(ticks).toEqual(Array.from({ length: TICKS }, (_, i) => `tick ${i}`));
   } finally {
     proxy.close();
   }
 });
 
-it("says why the node refused, and exits 1: a group that is not running, an op the job does not have", async () => {
+it('says why the node refused, and exits 1: a group that is not running, an op the job does not have', async () => {
   const group = await ocg('job', 'group', 'stop', job, 'later', ...as());
   expect(group).toMatchObject({ code: 1, out: '' });
   expect(group.err).toBe('ocg: the node refused (409 ConflictError): group later is not running (later pending)\n');
@@ -132,12 +156,14 @@ it("says why the node refused, and exits 1: a group that is not running, an op t
   expect(op.err).toBe(`ocg: job ${job} has no op nope (its ops: ticker, worker, later)\n`);
 });
 
-it('restarts a group and stops an op, printing the ops as they are now (the node\'s answer with --json)', async () => {
+it("restarts a group and stops an op, printing the ops as they are now (the node's answer with --json)", async () => {
   const restarted = await ocg('job', 'group', 'restart', job, 'main', '--json', ...as());
   expect(JSON.parse(restarted.out)).toMatchObject({ job, ops: [{ id: 'ticker' }, { id: 'worker' }] });
   await opIs('worker', 'running');
   const stopped = await ocg('job', 'op', 'stop', job, 'worker', ...as());
-  expect(stopped.out).toMatch(/^stopped op worker \(group main\); the ops now:\n\nOP +GROUP +STATE +EXIT +RESTARTS +REASON\nworker +main +stopped +\S+ +0 +stopped through the node API\n$/);
+  expect(stopped.out).toMatch(
+    /^stopped op worker \(group main\); the ops now:\n\nOP +GROUP +STATE +EXIT +RESTARTS +REASON\nworker +main +stopped +\S+ +0 +stopped through the node API\n$/,
+  );
 });
 
 it('watches the ops until the job ends, a line per change when not on a terminal; a group stop ends the stage', async () => {

@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Tracing } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Metrics, type Tracing } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis, RateLimiter } from '@ocg/redis';
 import { RegisterRoutes } from './generated/routes';
@@ -25,6 +25,7 @@ import { ApiKeyValidator } from './validation/api-key-validator';
 import { systemClock, type Clock } from './shared/clock';
 import { CreditHoldRepository } from './credits/credit-hold.repository';
 import { CreditsService } from './credits/credits.service';
+import { CreditMetrics } from './credits/credit-metrics';
 import { GrantRequestRepository } from './credits/grant-request.repository';
 import { LedgerRepository } from './credits/ledger.repository';
 import { LastUsedTracker } from './validation/last-used';
@@ -47,12 +48,14 @@ export interface ClientManagerDeps {
   clock?: Clock;
   /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
   tracing?: Tracing;
+  /** The service's Prometheus registry (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 export type ClientManagerServices = ReturnType<typeof composeServices>;
 
 /** Builds every service object once; main.ts and tests share it. */
-export function composeServices({ logger, db, redis, config, clock = systemClock }: ClientManagerDeps) {
+export function composeServices({ logger, db, redis, config, clock = systemClock, metrics }: ClientManagerDeps) {
   const secrets = new Secrets(masterKeyOf(config));
   const memory = new KeyMemory(redis, config.API_KEY_MEMORY_TTL_SECONDS, clock);
   const cache = new ApiKeyCache(redis, config.API_KEY_CACHE_TTL_SECONDS, logger, memory);
@@ -64,6 +67,7 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
   const keys = new ApiKeyService(keyRows, userRows, secrets, cache, clock, config.MAX_API_KEYS_PER_USER);
   const users = new UserService(userRows, keyRows, secrets, keys, cache, clock, logger);
   const internal = new InternalCredential(config.INTERNAL_TOKEN);
+  const ledger = new LedgerRepository(db);
   return {
     users,
     keys,
@@ -81,7 +85,7 @@ export function composeServices({ logger, db, redis, config, clock = systemClock
     ),
     signing: new SigningService(signers, clock),
     validation: new ValidationService(validator, perMinute('validate-api-key', config.RATE_LIMIT_VALIDATE_PER_MINUTE), clock),
-    credits: new CreditsService(new LedgerRepository(db), new CreditHoldRepository(db), new GrantRequestRepository(db), userRows),
+    credits: new CreditsService(ledger, new CreditHoldRepository(db), new GrantRequestRepository(db), userRows, metrics && new CreditMetrics(metrics, ledger)),
   };
 }
 
@@ -109,6 +113,7 @@ export function buildApp(deps: ClientManagerDeps, services: ClientManagerService
     service: 'client-manager',
     logger: deps.logger,
     tracing: deps.tracing,
+    metrics: deps.metrics,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     controllers,
     register: (app) => {

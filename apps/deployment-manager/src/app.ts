@@ -2,7 +2,7 @@ import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
-import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Tracing } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, insufficientBalanceHandler, type Logger, type Metrics, type Tracing } from '@ocg/http';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
 import type { DeploymentManagerConfig } from './config';
@@ -17,7 +17,7 @@ import { JobsController } from './jobs/jobs.controller';
 import { NodeJobsController } from './jobs/node-jobs.controller';
 import { composeServices, type DeploymentManagerServices } from './services';
 
-export type DeploymentManagerSettings = Omit<DeploymentManagerConfig, 'HOST' | 'PORT' | 'DATABASE_URL' | 'REDIS_URL' | 'LOG_LEVEL'>;
+export type DeploymentManagerSettings = Omit<DeploymentManagerConfig, 'HOST' | 'PORT' | 'DATABASE_URL' | 'REDIS_URL' | 'LOG_LEVEL' | 'METRICS_HOST' | 'METRICS_PORT'>;
 
 export interface DeploymentManagerDeps {
   logger: Logger;
@@ -28,6 +28,8 @@ export interface DeploymentManagerDeps {
   settings: DeploymentManagerSettings;
   /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
   tracing?: Tracing;
+  /** The service's Prometheus registry (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 /** The composition of deployment-manager's HTTP app; main.ts and tests both call it. */
@@ -46,6 +48,7 @@ export function buildApp(deps: DeploymentManagerDeps, services: DeploymentManage
     service: 'deployment-manager',
     logger: deps.logger,
     tracing: deps.tracing,
+    metrics: deps.metrics,
     controllers,
     checks: { postgres: () => pingDb(deps.db), redis: () => pingRedis(deps.redis) },
     bodyLimit: s.BODY_LIMIT_BYTES,

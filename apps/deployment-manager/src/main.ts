@@ -13,7 +13,7 @@ import { sealPlaintextAtRest } from './cas/seal-at-rest';
 runService({
   name: 'deployment-manager',
   loadConfig,
-  async start(config, logger, tracing) {
+  async start(config, logger, tracing, metrics) {
     const db = await createDataSource({
       url: config.DATABASE_URL,
       schema: 'deployment_manager',
@@ -23,7 +23,7 @@ runService({
     });
     const redis = createRedis(config.REDIS_URL, { name: 'deployment-manager', onError: (err) => logger.warn({ err: err.message }, 'redis') });
     const keys = remoteKeyValidator({ clientManagerUrl: config.CLIENT_MANAGER_URL, redis, cacheTtlMs: config.API_KEY_CACHE_TTL_MS, internalToken: config.INTERNAL_TOKEN });
-    const deps = { logger, db, redis, keys, settings: config, tracing };
+    const deps = { logger, db, redis, keys, settings: config, tracing, metrics };
     const services = composeServices(deps);
     // Content stored before sealing existed is sealed before the first request (ADR 0035).
     await sealPlaintextAtRest(services, services.seal, logger);

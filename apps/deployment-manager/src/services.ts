@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ServiceClient, type Logger } from '@ocg/http';
+import { ServiceClient, type Logger, type Metrics } from '@ocg/http';
 import { RateLimiter } from '@ocg/redis';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
@@ -23,6 +23,7 @@ import { StreamLeases } from './jobs/event-stream-leases';
 import { JobPostService } from './jobs/job-post.service';
 import { JobQueryService } from './jobs/job-query.service';
 import { JobRepository } from './jobs/job.repository';
+import { JobMetrics } from './jobs/job-metrics';
 import { JobViews } from './jobs/job-views';
 import { LooseHolds } from './jobs/loose-holds';
 import { MarketWaker } from './jobs/market-waker';
@@ -38,12 +39,14 @@ export interface ServiceDeps {
   db: DataSource;
   redis: Redis;
   settings: DeploymentManagerSettings;
+  /** The service's Prometheus registry (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 export type DeploymentManagerServices = ReturnType<typeof composeServices>;
 
 /** Builds every object of the service once (no DI framework): main.ts and tests share it. */
-export function composeServices({ logger, db, redis, settings: s }: ServiceDeps) {
+export function composeServices({ logger, db, redis, settings: s, metrics }: ServiceDeps) {
   const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: s.INTERNAL_TOKEN, timeoutMs: s.SERVICE_TIMEOUT_MS });
   const clientManager = service('client-manager', s.CLIENT_MANAGER_URL);
   const hostManager = service('host-manager', s.HOST_MANAGER_URL);
@@ -56,12 +59,13 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
   const cas = new CasService(blobs, casLimits, seal, perMinute('uploads', s.UPLOADS_PER_MINUTE));
   const jobs = new JobRepository(db, seal);
   const holds = new HoldRepository(db);
+  const jobMetrics = metrics && new JobMetrics(metrics, jobs);
   const waker = new MarketWaker(redis, logger);
   const views = new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal);
   const query = new JobQueryService(jobs, views);
   const eventLog = new JobEventLog(redis, { retained: s.JOB_EVENTS_RETAINED, keepSeconds: s.JOB_EVENTS_KEEP_SECONDS, idleSeconds: s.JOB_EVENTS_IDLE_SECONDS });
   const events = new JobEvents(redis, eventLog, (label) => views.url(label), logger);
-  const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger);
+  const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger, jobMetrics);
   const looseHolds = new LooseHolds(holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);
   const requests = new PostRequestRepository(db);
@@ -95,6 +99,7 @@ export function composeServices({ logger, db, redis, settings: s }: ServiceDeps)
       settlement,
       lostJobGraceSeconds: s.LOST_JOB_GRACE_SECONDS,
       claimRedeliverSeconds: s.CLAIM_REDELIVER_SECONDS,
+      metrics: jobMetrics,
     }),
     sweeper: new Sweeper(
       { presence, jobs, settlement, looseHolds, requests: [requests, extendRequests], events, waker, logger },

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
 import { BlockList } from 'node:net';
-import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, withCallContext, type Tracing } from '@ocg/http';
+import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, UNMATCHED_ROUTE, withCallContext, type Metrics, type Tracing } from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
@@ -35,6 +35,8 @@ export interface GatewayOptions {
   pageLimit?: RateLimiter;
   /** Frontend origins answered with CORS headers on the API host (CORS_ORIGINS); default none. */
   corsOrigins?: readonly string[];
+  /** Where each request's duration is observed, by route template (`ingress` for job and node hosts, `page` for pages); absent: not measured. */
+  metrics?: Metrics;
 }
 
 export interface Gateway {
@@ -43,6 +45,9 @@ export interface Gateway {
   upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
   close(): void;
 }
+
+/** The gateway's own paths, each its own route label; what else it serves itself is the docs. */
+const OWN_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json']);
 
 /** Takes the caller's request id when it is a sane token, else makes one. */
 function requestIdFor(req: http.IncomingMessage): string {
@@ -97,38 +102,47 @@ export function createGateway(opts: GatewayOptions): Gateway {
     res.setHeader(TRACEPARENT_HEADER, context.traceparent);
     const { span, traceId } = context;
     if (span) res.once('close', () => span.endServer(spanName(req, path), res.statusCode));
-    // Request lines are info and debug: above those, nothing is timed or listened for.
-    if (logger.isLevelEnabled('info')) {
+    const seen = { route: UNMATCHED_ROUTE };
+    // Request lines are info and debug: without them and without metrics, nothing is timed or listened for.
+    if (opts.metrics || logger.isLevelEnabled('info')) {
       const started = process.hrtime.bigint();
       res.on('finish', () => {
         const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        opts.metrics?.requests.observe({ method: req.method, route: seen.route, status: res.statusCode }, ms / 1000);
         // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
         const level = res.statusCode < 400 && req.headers['x-ocg-node'] !== undefined ? 'debug' : 'info';
-        logger[level]({ requestId, traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
+        if (logger.isLevelEnabled(level)) logger[level]({ requestId, traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
       });
     }
-    withCallContext(context, () => serve(req, res, requestId, path));
+    withCallContext(context, () => serve(req, res, requestId, path, seen));
   };
 
-  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, path: string): void => {
+  /** `seen.route`: what the request turned out to be, for its metrics. */
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, path: string, seen: { route: string }): void => {
     if (opts.ingress?.matches(req.headers.host)) {
+      seen.route = 'ingress';
       opts.ingress.handle(req, res, requestId);
       return;
     }
     if (cors?.apply(req, res, requestId)) return;
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {
+      seen.route = 'page';
       servePageLimited(opts.pages, page, res, requestId, forwardedOf(req, trusted).for, opts.pageLimit);
       return;
     }
-    const route = routes.match(req.method ?? 'GET', path);
-    if (route) {
-      proxyRequest(req, res, upstreams.get(route.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
+    const operation = routes.match(req.method ?? 'GET', path);
+    if (operation) {
+      seen.route = operation.template;
+      proxyRequest(req, res, upstreams.get(operation.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
       return;
     }
     own(path, res, requestId)
       .then((served) => {
-        if (served) return;
+        if (served) {
+          seen.route = OWN_ROUTES.has(path) ? path : 'docs';
+          return;
+        }
         if (routes.hasPath(path)) sendError(res, 405, 'MethodNotAllowedError', 'METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}`, requestId);
         else sendError(res, 404, 'NotFoundError', 'NOT_FOUND', `no operation at ${req.method} ${path}`, requestId);
       })

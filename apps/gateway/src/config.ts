@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { env, parseConfig, tracingConfigShape } from '@ocg/http';
+import { env, metricsConfigShape, parseConfig, tracingConfigShape } from '@ocg/http';
 import { parseCorsOrigins } from './cors';
 
 const rate = (fallback: number) => z.coerce.number().int().min(0).default(fallback);
@@ -11,6 +11,8 @@ const schema = z
     LOG_LEVEL: env.logLevel(),
     ...tracingConfigShape,
     REDIS_URL: env.url(),
+    /** `/metrics` on a listener of its own (METRICS_HOST:METRICS_PORT), never on the public PORT. */
+    ...metricsConfigShape(),
     /** Base URL of each service, keyed by the `x-service` value in the document. */
     CLIENT_MANAGER_URL: env.url().default('http://127.0.0.1:8081'),
     HOST_MANAGER_URL: env.url().default('http://127.0.0.1:8082'),

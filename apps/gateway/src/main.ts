@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { createAddressPolicy, createLogger, createTracing, listen, onShutdown, parseCidrList, runMain, type RunningServer } from '@ocg/http';
+import { createAddressPolicy, createLogger, createTracing, listen, metricsOf, onShutdown, parseCidrList, runMain, serveMetrics, type RunningServer } from '@ocg/http';
 import { createRedis, redisKeys, subscribeJson } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
@@ -15,6 +15,7 @@ runMain('gateway', async () => {
   const logger = createLogger({ service: 'gateway', level: config.LOG_LEVEL });
   // The edge: callers' traceparents are continued, their sampled flags not obeyed.
   const tracing = createTracing({ service: 'gateway', settings: config, logger, edge: true });
+  const metrics = metricsOf('gateway', config, logger);
   const redis = createRedis(config.REDIS_URL, { name: 'gateway' });
   // Pub/sub needs a connection of its own; ioredis subscribes again after Redis comes back.
   const subscriber = createRedis(config.REDIS_URL, { name: 'gateway-routes' });
@@ -77,6 +78,7 @@ runMain('gateway', async () => {
     trustedProxies,
     corsOrigins: config.CORS_ORIGINS,
     pageLimit: new RateLimiter(redis, 'gateway-pages', { limit: config.PAGE_VIEWS_PER_MINUTE, windowSeconds: 60 }, logger),
+    metrics,
   });
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
@@ -87,6 +89,8 @@ runMain('gateway', async () => {
     servers.push(redirect);
     logger.info({ url: redirect.url }, 'plain HTTP redirects to HTTPS');
   }
+  const metricsServer = await serveMetrics(metrics, config, logger);
+  if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
     await Promise.all(servers.map((s) => s.close()));
     gateway.close();

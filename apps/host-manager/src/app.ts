@@ -1,7 +1,7 @@
 import type express from 'express';
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ControllerRegistry, buildServiceApp, createAddressPolicy, type Logger, type Tracing } from '@ocg/http';
+import { ControllerRegistry, buildServiceApp, createAddressPolicy, type Logger, type Metrics, type Tracing } from '@ocg/http';
 import { createExpressAuthentication, type KeyValidator } from '@ocg/auth';
 import { pingDb } from '@ocg/db';
 import { pingRedis } from '@ocg/redis';
@@ -22,6 +22,7 @@ import { NodeRepository } from './nodes/node.repository';
 import { NodeService } from './nodes/node.service';
 import { NodesController } from './nodes/nodes.controller';
 import { NodePresence } from './nodes/presence';
+import { nodeMetrics } from './nodes/node-metrics';
 import { BenchmarkTemplatesController } from './templates/benchmark-templates.controller';
 import { TemplateApplyService } from './templates/template-apply.service';
 
@@ -46,10 +47,12 @@ export interface HostManagerDeps {
   settings: HostManagerSettings;
   /** Records a span per request when OTEL_TRACES_EXPORTER is set (runService makes it). */
   tracing?: Tracing;
+  /** The service's Prometheus registry (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 /** The composition of host-manager's objects; main.ts and tests both call it. */
-export function buildApp({ logger, db, redis, keys, settings, tracing }: HostManagerDeps): express.Express {
+export function buildApp({ logger, db, redis, keys, settings, tracing, metrics }: HostManagerDeps): express.Express {
   const authentication = createExpressAuthentication({ keys, internalToken: settings.INTERNAL_TOKEN, nodeSignatureMaxAgeSeconds: settings.NODE_SIGNATURE_MAX_AGE_SECONDS });
   const markets = new MarketService(new MarketRepository(db));
   const nodeRepository = new NodeRepository(db);
@@ -59,6 +62,7 @@ export function buildApp({ logger, db, redis, keys, settings, tracing }: HostMan
   const deploymentManager = new DeploymentManagerClient(settings.DEPLOYMENT_MANAGER_URL, settings.INTERNAL_TOKEN, settings.DEPLOYMENT_MANAGER_TIMEOUT_MS);
   const control = new NodeControlService(nodeRepository, presence, deploymentManager);
   const benchmarks = new BenchmarkRepository(db);
+  if (metrics) nodeMetrics(metrics, nodeRepository, presence);
   const controllers = new ControllerRegistry()
     .register(MarketsController, new MarketsController(markets, control))
     .register(InternalMarketsController, new InternalMarketsController(markets, nodes))
@@ -71,6 +75,7 @@ export function buildApp({ logger, db, redis, keys, settings, tracing }: HostMan
     service: 'host-manager',
     logger,
     tracing,
+    metrics,
     controllers,
     checks: { postgres: () => pingDb(db), redis: () => pingRedis(redis) },
     register: (app) => {

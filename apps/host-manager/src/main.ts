@@ -11,7 +11,7 @@ import { migrations } from './migrations';
 runService({
   name: 'host-manager',
   loadConfig,
-  async start(config, logger, tracing) {
+  async start(config, logger, tracing, metrics) {
     const db = await createDataSource({
       url: config.DATABASE_URL,
       schema: 'host_manager',
@@ -27,7 +27,7 @@ runService({
       internalToken: config.INTERNAL_TOKEN,
     });
     return {
-      app: buildApp({ logger, db, redis, keys, settings: config, tracing }),
+      app: buildApp({ logger, db, redis, keys, settings: config, tracing, metrics }),
       stop: async () => {
         await keys.close();
         await db.destroy();

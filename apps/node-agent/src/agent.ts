@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
-import { listen, type RunningServer, type Tracing } from '@ocg/http';
+import { listen, metricsOf, serveMetrics, type RunningServer, type Tracing } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
@@ -33,13 +33,14 @@ export class NodeAgent {
     readonly api: RunningServer,
     readonly ingress: RunningServer,
     readonly adopted: string[],
-    private readonly parts: { source: JobSource; proxy: Ingress },
+    private readonly parts: { source: JobSource; proxy: Ingress; metrics?: RunningServer },
   ) {}
 
   static async start(config: ResolvedConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
     const docker = parts.docker ?? createDocker(config.DOCKER_SOCKET);
     await assertEngine(docker, config.DOCKER_SOCKET);
     const gpus = await detectGpus(docker, config.NODE_GPUS);
+    const metrics = metricsOf('node-agent', config, logger);
     const isolation = await networkIsolation({ enabled: config.NETWORK_ISOLATION, allow: config.NETWORK_ISOLATION_ALLOW, command: config.IPTABLES }, logger);
     const resources = await resourceStage(config, logger);
     const executor = new Executor({
@@ -74,6 +75,7 @@ export class NodeAgent {
       images: { allowedPrivateRegistries: config.ALLOW_PRIVATE_REGISTRIES },
       diskCheckIntervalMs: config.DISK_CHECK_INTERVAL_MS,
       resources,
+      metrics,
     });
     const adopted = await executor.start();
     const app = buildNodeApi({
@@ -83,24 +85,26 @@ export class NodeAgent {
       node: config.NODE_ADDRESS ?? config.NODE_ID,
       authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS,
       tracing: parts.tracing,
+      metrics,
       logFollow: { perJob: config.LOG_FOLLOWERS_PER_JOB, heartbeatMs: config.LOG_FOLLOW_HEARTBEAT_SECONDS * 1000 },
     });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });
     ingress.server.on('upgrade', proxy.upgrade);
+    const metricsServer = await serveMetrics(metrics, config, logger);
     parts.onListening?.({ api: api.url, ingress: ingress.url });
     try {
       await parts.source.start(executor);
     } catch (err) {
       // A source that cannot start (e.g. registration refused) must not leave the ports open.
       proxy.close();
-      await Promise.all([api.close(), ingress.close()]);
+      await Promise.all([api.close(), ingress.close(), metricsServer?.close()]);
       await executor.close();
       throw err;
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
-    return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy });
+    return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy, metrics: metricsServer });
   }
 
   /**
@@ -117,7 +121,7 @@ export class NodeAgent {
   async close(): Promise<void> {
     await this.parts.source.close();
     this.parts.proxy.close();
-    await Promise.all([this.api.close(), this.ingress.close()]);
+    await Promise.all([this.api.close(), this.ingress.close(), this.parts.metrics?.close()]);
     await this.executor.close();
   }
 }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
-import { env, parseConfig, tracingConfigShape } from '@ocg/http';
+import { env, metricsConfigShape, parseConfig, tracingConfigShape } from '@ocg/http';
 
 const count = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const flag = (fallback: 'true' | 'false') =>
@@ -41,6 +41,8 @@ const schema = z
     API_PORT: env.port(8090),
     /** Port ingress: HTTP and WebSocket for the jobs' exposed ports, routed by Host. */
     INGRESS_PORT: env.port(8091),
+    /** `/metrics` on a listener of its own: default 127.0.0.1 (jobs' networks never reach the host's loopback, the ingress never routes there). */
+    ...metricsConfigShape(),
     LOG_LEVEL: env.logLevel(),
     ...tracingConfigShape,
     DOCKER_SOCKET: z.string().min(1).default('/var/run/docker.sock'),

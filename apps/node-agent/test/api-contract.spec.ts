@@ -71,7 +71,10 @@ describe('answers held to the document', () => {
       destination: new Writable({ write: (chunk: Buffer, _e, done) => (logs.push(chunk.toString()), done()) }),
     });
     const executor = { poster: () => poster.address, status: () => body } as unknown as Executor;
-    const server = await listen(buildNodeApi({ executor, docker: {} as Docker, logger, node: 'node', authMaxAgeSeconds: 300, logFollow: { perJob: 1, heartbeatMs: 1000 } }), { host: '127.0.0.1', port: 0 });
+    const server = await listen(buildNodeApi({ executor, docker: {} as Docker, logger, node: 'node', authMaxAgeSeconds: 300, logFollow: { perJob: 1, heartbeatMs: 1000 } }), {
+      host: '127.0.0.1',
+      port: 0,
+    });
     try {
       const header = createAuthHeader(createSigner(poster.secretKey), nodeApiMessage('node', job)).header;
       const res = await fetch(`${server.url}/job/${job}/ops`, { headers: { authorization: header } });

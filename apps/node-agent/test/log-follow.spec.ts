@@ -152,7 +152,10 @@ describe('the follower cap', () => {
       expect(await Promise.all(open.map((f) => f.status))).toEqual([200, 200, 200]);
       const refused = await request(`${t.agent.api.url}${path('ticker', 'follow=true')}`, { headers: auth() });
       expect(refused.status).toBe(429);
-      expect(JSON.parse(refused.body)).toMatchObject({ name: 'TooManyRequestsError', message: expect.stringMatching(/already has 3 log followers on this node.*LOG_FOLLOWERS_PER_JOB/) });
+      expect(JSON.parse(refused.body)).toMatchObject({
+        name: 'TooManyRequestsError',
+        message: expect.stringMatching(/already has 3 log followers on this node.*LOG_FOLLOWERS_PER_JOB/),
+      });
       open.pop()!.close();
       const next = await waitFor(async () => {
         const again = follow('follow=true&tail=0');

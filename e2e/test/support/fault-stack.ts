@@ -10,6 +10,7 @@ import { resolve } from 'node:path';
 import Docker from 'dockerode';
 import { generateApiKey } from '@ocg/auth';
 import {
+  BUSYBOX_IMAGE,
   freePort,
   launchServices,
   removeNodeObjects,
@@ -26,6 +27,21 @@ import {
 const root = resolve(__dirname, '../../..');
 export const NODE_DOMAIN = 'nodes.faults.test';
 const INTERNAL_TOKEN = 'internal-token-of-the-fault-injection-suite';
+
+/** A job whose one op serves `text` at / on port 8080 (busybox httpd). */
+export function webJob(text: string) {
+  return {
+    version: '0.1',
+    type: 'container',
+    ops: [
+      {
+        type: 'container/run',
+        id: 'web',
+        args: { image: BUSYBOX_IMAGE, cmd: ['sh', '-c', `mkdir -p /www && echo ${text} > /www/index.html && exec httpd -f -p 8080 -h /www`], expose: 8080 },
+      },
+    ],
+  };
+}
 
 export interface Reply<T = any> {
   status: number;
@@ -44,10 +60,12 @@ export class FaultStack {
   private constructor(
     readonly postgres: EphemeralServer,
     readonly redis: EphemeralServer,
+    /** More variables per process (a service's name, or `node-agent`). */
+    readonly extraEnv: Record<string, Record<string, string>> = {},
   ) {}
 
-  static async start(): Promise<FaultStack> {
-    const stack = new FaultStack(await startEphemeralPostgres(), await startEphemeralRedis());
+  static async start(extraEnv: Record<string, Record<string, string>> = {}): Promise<FaultStack> {
+    const stack = new FaultStack(await startEphemeralPostgres(), await startEphemeralRedis(), extraEnv);
     for (const s of [...STACK_SERVICES.map((x) => x.name), 'agent-api', 'agent-ingress']) stack.ports[s] = await freePort();
     for (const s of STACK_SERVICES) await stack.startService(s.name);
     return stack;
@@ -72,7 +90,7 @@ export class FaultStack {
       logLevel: 'warn',
       env: { MASTER_KEY: 'ef'.repeat(32), ADMIN_API_KEY: this.adminKey, INTERNAL_TOKEN, NODE_DOMAIN },
       // Per service, so they win over the launcher's own (which knows only the services it starts in this call).
-      serviceEnv: { [name]: { ...urls, ...(name === 'deployment-manager' ? { SWEEP_INTERVAL_MS: '1000' } : {}) } },
+      serviceEnv: { [name]: { ...urls, ...(name === 'deployment-manager' ? { SWEEP_INTERVAL_MS: '1000' } : {}), ...this.extraEnv[name] } },
       onLine: (line) => this.lines.push(line),
     });
     this.processes.set(name, launched.processes.get(name)!);
@@ -102,6 +120,7 @@ export class FaultStack {
       HEALTH_STARTUP_INTERVAL_MS: '200',
       HEALTH_CONTINUOUS_INTERVAL_MS: '500',
       CLAIM_WAIT_SECONDS: '5',
+      ...this.extraEnv['node-agent'],
     };
     await this.restartAgent();
   }

@@ -7,6 +7,7 @@ import { endServerSpan, openCallContext, withCallContext } from './call-context'
 import type { Tracing } from './tracing';
 import { INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER } from './service-client';
 import { requestCheck, type RequestCheckOptions } from './request-check';
+import { routeOf, type Metrics } from './metrics';
 
 export interface HttpAppOptions {
   service: string;
@@ -19,6 +20,8 @@ export interface HttpAppOptions {
   contract?: RequestCheckOptions;
   /** Records a server span per request when it records (OTEL_TRACES_EXPORTER); the trace id is carried either way. */
   tracing?: Tracing;
+  /** Where each request's duration is observed (by method, route template and status); absent: not measured. */
+  metrics?: Metrics;
 }
 
 const SECRET_QUERY = /^(?:.*(?:password|secret|token|signature|session|key).*|auth.*|code)$/i;
@@ -74,8 +77,9 @@ function accessLevel(req: express.Request, status: number): 'error' | 'warn' | '
  * Nothing is built for a line the level drops, and `req.log` (a child logger
  * carrying the request id) is only made when a handler uses it.
  */
-function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string, traceId: string): void {
+function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string, traceId: string, metrics?: Metrics): void {
   const started = Date.now();
+  const t0 = metrics ? performance.now() : 0;
   let child: Logger | undefined;
   Object.defineProperty(req, 'log', {
     configurable: true,
@@ -87,6 +91,7 @@ function logRequest(logger: Logger, req: express.Request, res: express.Response,
   });
   res.once('close', () => {
     const status = res.statusCode;
+    metrics?.requests.observe({ method: req.method, route: routeOf(req), status }, (performance.now() - t0) / 1000);
     const level = accessLevel(req, status);
     if (!logger.isLevelEnabled(level)) return;
     const message = status >= 500 ? 'request failed' : res.writableEnded ? 'request completed' : 'request aborted';
@@ -115,7 +120,7 @@ function requestPipeline(opts: HttpAppOptions): express.RequestHandler {
     const requestId = assignRequestId(req, res);
     const context = openCallContext(req.headers, requestId, opts.tracing, req.method);
     if (context.span) endServerSpan(req, res, context.span);
-    logRequest(opts.logger, req, res, requestId, context.traceId);
+    logRequest(opts.logger, req, res, requestId, context.traceId, opts.metrics);
     withCallContext(context, () => parseBody(req, res, checked(req, res, next)));
   };
 }

@@ -59,6 +59,15 @@ export const env = {
       }),
 };
 
+/**
+ * Where Prometheus reads `/metrics`: a listener of its own, never the
+ * service's own port (the gateway's is public). Unset port: no metrics.
+ */
+export const metricsConfigShape = () => ({
+  METRICS_HOST: env.host(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+});
+
 /** Variables every back-end service reads. */
 export const serviceConfigShape = (defaultPort: number) => ({
   HOST: env.host(),
@@ -67,4 +76,5 @@ export const serviceConfigShape = (defaultPort: number) => ({
   REDIS_URL: env.url(),
   LOG_LEVEL: env.logLevel(),
   ...tracingConfigShape,
+  ...metricsConfigShape(),
 });

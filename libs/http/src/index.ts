@@ -49,6 +49,7 @@ export * from './config';
 export * from './ioc';
 export * from './lifecycle';
 export * from './service-app';
+export { Metrics, listenMetrics, routeOf, UNMATCHED_ROUTE, type Sample } from './metrics';
 export { contractValidation, type ContractValidationOptions } from './contract-validation';
 export { forward, upstreamAgent, upstreamPool, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded, type UpstreamOptions } from './forward';
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';

@@ -6,6 +6,7 @@ import { healthRoutes } from './health';
 import { installErrorHandling } from './errors';
 import type { ControllerRegistry } from './ioc';
 import type { Tracing } from './tracing';
+import type { Metrics } from './metrics';
 
 export interface ServiceAppOptions {
   service: string;
@@ -19,11 +20,13 @@ export interface ServiceAppOptions {
   bodyLimit?: number;
   /** The service's tracer (runService makes it from the OTEL_* settings). */
   tracing?: Tracing;
+  /** Request durations are observed here (main makes it when METRICS_PORT is set). */
+  metrics?: Metrics;
 }
 
 /** Every service's app in the same order: wire formats, health, routes, errors. */
-export function buildServiceApp({ service, logger, checks, controllers, register, bodyLimit, tracing }: ServiceAppOptions): express.Express {
-  const app = createApp({ service, logger, bodyLimit, tracing, contract: { document: openApiDocument as Record<string, unknown>, service } });
+export function buildServiceApp({ service, logger, checks, controllers, register, bodyLimit, tracing, metrics }: ServiceAppOptions): express.Express {
+  const app = createApp({ service, logger, bodyLimit, tracing, metrics, contract: { document: openApiDocument as Record<string, unknown>, service } });
   app.locals.controllers = controllers;
   app.use(healthRoutes(checks));
   register(app);

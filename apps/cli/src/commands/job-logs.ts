@@ -41,7 +41,9 @@ async function showLogs(address: string, opArgument: string | undefined, options
   const api = await nodeApiFor(address, options);
   const named = opArgument ?? options.op;
   const ops = named ? [named] : (await nodeAnswer(api, () => api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } }))).ops.map((o) => o.id);
-  const answers = await Promise.all(ops.map((opid) => nodeAnswer(api, () => api.client.GET('/job/{job}/ops/{opid}/logs', { params: { path: { job: api.job.address, opid }, query } }))));
+  const answers = await Promise.all(
+    ops.map((opid) => nodeAnswer(api, () => api.client.GET('/job/{job}/ops/{opid}/logs', { params: { path: { job: api.job.address, opid }, query } }))),
+  );
   const format = logLineFormat(ops, { colour: !options.json && colourWanted(process.stdout.isTTY === true) });
   if (options.json && !options.follow) return printJson(named ? answers[0] : { job: api.job.address, logs: answers });
   const show = options.json ? (op: string, line: NodeLogLine) => print(JSON.stringify({ op, ...line })) : (op: string, line: NodeLogLine) => print(format.line(op, line));

@@ -31,7 +31,9 @@ export function registerJobNode(job: Command): void {
       .option('--json', "print the node's answer as JSON")
       .action((address: string, id: string, options: JsonOption) => controlOp(action, address, id, options));
     withNodeApiOptions(
-      group.command(`${action} <job> <group>`).description(action === 'stop' ? "stop every running op of the group; its waiting ones never start" : 'run every op of the group afresh'),
+      group
+        .command(`${action} <job> <group>`)
+        .description(action === 'stop' ? 'stop every running op of the group; its waiting ones never start' : 'run every op of the group afresh'),
     )
       .option('--json', "print the node's answer as JSON")
       .action((address: string, name: string, options: JsonOption) => controlGroup(action, address, name, options));

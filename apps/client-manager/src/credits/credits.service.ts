@@ -19,6 +19,7 @@ import { formatCredits, insufficientBalanceMessage } from './credit-format';
 import type { GrantRequestRepository } from './grant-request.repository';
 import type { LedgerRepository } from './ledger.repository';
 import { isUniqueViolation } from '../shared/records';
+import type { CreditMetrics } from './credit-metrics';
 
 /**
  * The credits ledger: grants by operators; holds, settlements and releases
@@ -32,6 +33,7 @@ export class CreditsService {
     private readonly holds: CreditHoldRepository,
     private readonly grants: GrantRequestRepository,
     private readonly users: UserRepository,
+    private readonly metrics?: CreditMetrics,
   ) {}
 
   async balance(caller: Principal): Promise<GetCreditBalanceResponse> {
@@ -71,17 +73,24 @@ export class CreditsService {
   async hold(req: CreateCreditHoldRequest): Promise<CreditHoldRecord> {
     await this.requireUser(req.userId);
     try {
-      return await this.ledger.transaction(async (m) => {
+      let outcome: 'placed' | 'repeated' = 'placed';
+      const hold = await this.ledger.transaction(async (m) => {
         const balance = await this.ledger.lockBalance(m, req.userId);
         const existing = await this.holds.findByReference(m, req.reference);
-        if (existing) return sameHold(toHold(existing), req);
+        if (existing) {
+          outcome = 'repeated';
+          return sameHold(toHold(existing), req);
+        }
         if (balance.available < req.amount) throw new InsufficientBalanceError(insufficientBalanceMessage(balance.available, req.amount), balance.available, req.amount);
         const id = randomId('hld');
         const row = await this.holds.open(m, { id, userId: req.userId, reference: req.reference, amount: req.amount });
         await this.ledger.post(m, { kind: 'hold', userId: req.userId, holdId: id, moves: { available: -req.amount, held: req.amount } });
         return toHold(row);
       });
+      this.metrics?.hold(outcome);
+      return hold;
     } catch (err) {
+      if (err instanceof InsufficientBalanceError) this.metrics?.hold('insufficient');
       // Another user's hold took this reference between our look and our insert.
       if (isUniqueViolation(err)) throw referenceTaken(req.reference);
       throw err;
@@ -90,23 +99,30 @@ export class CreditsService {
 
   /** Captures `amount`; with `final`, gives the rest back and closes the hold. */
   async settle(holdId: string, req: SettleCreditHoldRequest): Promise<CreditHoldRecord> {
-    return this.onOpenHold(holdId, req.userId, async (m, hold) => {
+    let rest = 0;
+    const hold = await this.onOpenHold(holdId, req.userId, async (m, hold) => {
       if (req.amount > hold.held) throw new ConflictError(`Cannot settle ${formatCredits(req.amount)} credits: hold ${hold.id} holds only ${formatCredits(hold.held)}`);
-      const rest = req.final ? hold.held - req.amount : 0;
+      rest = req.final ? hold.held - req.amount : 0;
       if (req.amount + rest === 0) return { settled: 0, released: 0 }; // settling nothing: nothing to write
       await this.ledger.post(m, { kind: 'settle', userId: req.userId, holdId, moves: { held: -(req.amount + rest), spent: req.amount, available: rest } });
       return { settled: req.amount, released: rest };
     });
+    this.metrics?.settled(req.amount, rest, req.final === true);
+    return hold;
   }
 
   /** Gives `amount` (default: all that is still held) back to the user. */
   async release(holdId: string, req: ReleaseCreditHoldRequest): Promise<CreditHoldRecord> {
-    return this.onOpenHold(holdId, req.userId, async (m, hold) => {
+    let released = 0;
+    const hold = await this.onOpenHold(holdId, req.userId, async (m, hold) => {
       const amount = req.amount ?? hold.held;
       if (amount > hold.held) throw new ConflictError(`Cannot release ${formatCredits(amount)} credits: hold ${hold.id} holds only ${formatCredits(hold.held)}`);
       await this.ledger.post(m, { kind: 'release', userId: req.userId, holdId, moves: { held: -amount, available: amount } });
+      released = amount;
       return { settled: 0, released: amount };
     });
+    this.metrics?.released(released);
+    return hold;
   }
 
   private async onOpenHold(

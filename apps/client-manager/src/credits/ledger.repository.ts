@@ -30,6 +30,12 @@ export interface Posting {
 
 /** The double-entry ledger: `credit_balances`, `credit_transactions` and `credit_entries`. */
 export class LedgerRepository extends DataSourceRepository {
+  /** Units held over every user's balance (for the metrics; read without locks). */
+  async totalHeld(): Promise<number> {
+    const row = await this.db.manager.createQueryBuilder(CreditBalanceEntity, 'b').select('COALESCE(SUM(b.held), 0)', 'held').getRawOne<{ held: string }>();
+    return Number(row?.held ?? 0);
+  }
+
   /** The user's balance as it stands, unlocked; null before the first money transaction. */
   balance(userId: string): Promise<CreditBalanceEntity | null> {
     return this.db.manager.findOneBy(CreditBalanceEntity, { userId });

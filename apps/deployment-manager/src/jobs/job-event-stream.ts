@@ -54,7 +54,9 @@ export class JobEventStreams {
    */
   async open(caller: Caller, job: string, lastEventId?: string): Promise<Readable> {
     if (lastEventId !== undefined && !EVENT_ID.test(lastEventId)) {
-      throw new ValidationError('Validation failed: Last-Event-ID is not an id of this stream', [{ path: '/Last-Event-ID', message: 'must be an event id such as 1764150000000-0' }]);
+      throw new ValidationError('Validation failed: Last-Event-ID is not an id of this stream', [
+        { path: '/Last-Event-ID', message: 'must be an event id such as 1764150000000-0' },
+      ]);
     }
     await this.d.query.get(caller, job); // another user's job answers 404, as GET /jobs/{job} does
     const lease = await this.d.leases.acquire(job, caller.userId);

@@ -125,6 +125,27 @@ export class JobRepository extends BaseRepository {
       .getRawMany();
   }
 
+  /** How many jobs each market has in each status (an index-only count over jobs_market_status_idx), for the metrics. */
+  countsByMarket(): Promise<{ market: string; status: JobState; count: string }[]> {
+    return this.jobs()
+      .select('j.market_address', 'market')
+      .addSelect('j.status', 'status')
+      .addSelect('count(*)', 'count')
+      .groupBy('j.market_address')
+      .addGroupBy('j.status')
+      .getRawMany();
+  }
+
+  /** Each market's oldest queued job's age in seconds (over jobs_queue_idx), for the metrics. */
+  queueAges(): Promise<{ market: string; seconds: string }[]> {
+    return this.jobs()
+      .select('j.market_address', 'market')
+      .addSelect('EXTRACT(EPOCH FROM now() - min(j.created_at))', 'seconds')
+      .where(`j.status = 'QUEUED'`)
+      .groupBy('j.market_address')
+      .getRawMany();
+  }
+
   ops(address: string): Promise<OpRow[]> {
     return this.db.manager.find(JobOpEntity, { where: { job_address: address }, order: { op_index: 'ASC', op_id: 'ASC' } });
   }

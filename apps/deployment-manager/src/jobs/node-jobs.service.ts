@@ -21,6 +21,7 @@ import type { MarketWaker } from './market-waker';
 import type { EndpointState, ReportRepository } from './report.repository';
 import type { SettlementService } from './settlement.service';
 import type { JobState } from './state';
+import type { JobMetrics } from './job-metrics';
 
 export interface NodeJobsDeps {
   jobs: JobRepository;
@@ -34,6 +35,7 @@ export interface NodeJobsDeps {
   lostJobGraceSeconds: number;
   /** A claim not acknowledged this long is offered to its node again when it claims. */
   claimRedeliverSeconds: number;
+  metrics?: JobMetrics;
 }
 
 /** Re-claim at least this often while long-polling, in case a wake-up was lost. */
@@ -58,6 +60,7 @@ export class NodeJobsService {
       await this.d.waker.wait(market.address, Math.min(WAIT_SLICE_MS, until - Date.now()));
       job = await claim();
     }
+    this.d.metrics?.claimed(market.address, job);
     if (!job) return { assignment: null };
     this.d.events.changed(job);
     const definition = this.d.jobs.definitionOf(job);

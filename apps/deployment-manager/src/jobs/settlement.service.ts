@@ -3,6 +3,7 @@ import { isRefused, type CreditsClient } from '../clients/credits.client';
 import type { HoldRepository, HoldRow } from './hold.repository';
 import type { JobRepository } from './job.repository';
 import type { JobRow } from './job-row';
+import type { JobMetrics } from './job-metrics';
 
 /** Seconds charged: start to end rounded up to whole seconds, never more than was paid for. */
 export function billedSeconds(job: Pick<JobRow, 'started_at' | 'finished_at' | 'duration_seconds'>): number {
@@ -38,6 +39,7 @@ export class SettlementService {
     private readonly credits: CreditsClient,
     private readonly leaseSeconds: number,
     private readonly logger: Logger,
+    private readonly metrics?: JobMetrics,
   ) {}
 
   /** True when the job is settled after this call. Never throws: what fails is retried by the sweeper. */
@@ -45,9 +47,12 @@ export class SettlementService {
     const job = await this.jobs.leaseSettlement(address, this.leaseSeconds).catch(() => undefined);
     if (!job) return false;
     try {
-      return await withSpan('job.settle', () => this.settleLeased(job), { job: address });
+      const settled = await withSpan('job.settle', () => this.settleLeased(job), { job: address });
+      if (!settled) this.metrics?.settled(false);
+      return settled;
     } catch (err) {
       this.logger.warn({ job: address, err: (err as Error).message }, 'settlement failed; the sweeper retries');
+      this.metrics?.settled(false);
       return false;
     } finally {
       // The next sweep may retry at once (a settled job's lease is already gone: this changes nothing then).
@@ -66,6 +71,7 @@ export class SettlementService {
     for (const hold of applied) if (await this.close(hold, plan.get(hold.reference) ?? 0)) closed++;
     if (closed < applied.length) return false;
     await this.jobs.markSettled(job.address);
+    this.metrics?.settled(true, cost);
     this.logger.info({ job: job.address, billedSeconds: billed, cost }, 'job settled');
     return true;
   }

@@ -32,7 +32,12 @@ export async function openEvents(base: string, job: string, key: string, opts: {
       if (cut >= 0) {
         const block = buffer.slice(0, cut);
         buffer = buffer.slice(cut + 2);
-        const fields = new Map(block.split('\n').filter((l) => !l.startsWith(':')).map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]));
+        const fields = new Map(
+          block
+            .split('\n')
+            .filter((l) => !l.startsWith(':'))
+            .map((l) => [l.slice(0, l.indexOf(':')), l.slice(l.indexOf(':') + 2)]),
+        );
         if (!fields.has('event')) continue; // a comment or the retry field
         return { id: fields.get('id'), event: fields.get('event')!, data: JSON.parse(fields.get('data') ?? 'null') };
       }

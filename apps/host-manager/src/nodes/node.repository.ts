@@ -51,6 +51,11 @@ export class NodeRepository {
     return rows.map((n) => n.address);
   }
 
+  /** Every node's market and standing, for the metrics (a market's nodes are a bounded set). */
+  standings(): Promise<Pick<NodeEntity, 'address' | 'marketAddress' | 'disabledAt' | 'lastSeenAt'>[]> {
+    return this.nodes.find({ select: { address: true, marketAddress: true, disabledAt: true, lastSeenAt: true } });
+  }
+
   /** When an operator disabled the node; null when it is enabled, undefined when it is unknown. */
   async disabledAt(address: string): Promise<Date | null | undefined> {
     const known = await this.nodes.findOne({ where: { address }, select: { address: true, disabledAt: true } });

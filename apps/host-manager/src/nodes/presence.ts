@@ -48,6 +48,27 @@ export class NodePresence {
     }
   }
 
+  /**
+   * Seconds since each node's last heartbeat (each renews its key for the
+   * full TTL, so the age is the TTL less what is left); absent: not present.
+   * Undefined when Redis cannot say.
+   */
+  async heartbeatAges(addresses: string[]): Promise<Map<string, number> | undefined> {
+    if (addresses.length === 0) return new Map();
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const a of addresses) pipeline.pttl(redisKeys.nodePresence(a));
+      const answers = (await pipeline.exec()) ?? [];
+      const ages = new Map<string, number>();
+      answers.forEach(([err, left], i) => {
+        if (!err && typeof left === 'number' && left > 0) ages.set(addresses[i], Math.max(0, this.ttlSeconds - left / 1000));
+      });
+      return ages;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** How old lastSeenAt may be for a node that is still alive: the TTL plus the interval between writes. */
   get lastSeenLagSeconds(): number {
     return this.ttlSeconds + this.writeIntervalSeconds;

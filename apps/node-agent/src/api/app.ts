@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
 import { nodeOpenApiDocument } from '@ocg/api-spec';
-import { contractValidation, createApp, healthRoutes, installErrorHandling, type Tracing } from '@ocg/http';
+import { contractValidation, createApp, healthRoutes, installErrorHandling, type Metrics, type Tracing } from '@ocg/http';
 import type { Executor } from '../executor/executor';
 import type { FollowSettings } from './log-follow';
 import { nodeApiRoutes } from './routes';
@@ -16,6 +16,8 @@ export interface NodeApiOptions {
   authMaxAgeSeconds: number;
   logFollow: FollowSettings;
   tracing?: Tracing;
+  /** Request durations are observed here when the agent serves metrics. */
+  metrics?: Metrics;
 }
 
 /** Not ready while ended jobs left objects in the engine (their removal is retried meanwhile). */
@@ -30,7 +32,7 @@ function assertClean(executor: Executor): void {
  */
 export function buildNodeApi(opts: NodeApiOptions): Express {
   const document = nodeOpenApiDocument as Record<string, unknown>;
-  const app = createApp({ service: 'node-agent', logger: opts.logger, tracing: opts.tracing, contract: { document, service: 'node-agent' } });
+  const app = createApp({ service: 'node-agent', logger: opts.logger, tracing: opts.tracing, metrics: opts.metrics, contract: { document, service: 'node-agent' } });
   app.use(contractValidation({ document }));
   app.use(healthRoutes({ docker: async () => void (await opts.docker.ping()), cleanup: async () => assertClean(opts.executor) }));
   app.use(nodeApiRoutes(opts.executor, opts.node, opts.authMaxAgeSeconds, opts.logFollow));

@@ -27,7 +27,12 @@ export function sendLogs(req: Request, res: Response, logs: LogBuffer, job: stri
     return followLog(res, logs, query, followers.settings.heartbeatMs);
   }
   const lines = logs.lines().filter((l) => l.seq > (query.after ?? 0) && query.keep(l));
-  res.json({ job, op: String(req.params.opid), lastSeq: logs.lastSeq, lines: query.tail === undefined ? lines : lines.slice(Math.max(0, lines.length - query.tail)) } satisfies GetNodeOpLogsResponse);
+  res.json({
+    job,
+    op: String(req.params.opid),
+    lastSeq: logs.lastSeq,
+    lines: query.tail === undefined ? lines : lines.slice(Math.max(0, lines.length - query.tail)),
+  } satisfies GetNodeOpLogsResponse);
 }
 
 function isTrue(value: unknown): boolean {

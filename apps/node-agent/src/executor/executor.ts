@@ -17,7 +17,9 @@ import type { LogBuffer } from './log-buffer';
 import type { OpRunner } from './op-runner';
 import { findJobs } from './restore';
 import { orphanedJobs } from '../docker/objects';
+import type { Metrics } from '@ocg/http';
 import type { ResourceStage } from '../resources/stage';
+import { NodeMetrics, type NodeSnapshot } from '../node-metrics';
 import type { JobAssignment, JobResults, JobStatus, JobSummary, OpStatus } from './types';
 
 export interface ExecutorOptions {
@@ -50,10 +52,12 @@ export interface ExecutorOptions {
   diskCheckIntervalMs: number;
   /** Remote resources (`args.resources`); absent: ops with resources fail. */
   resources?: ResourceStage;
+  /** The agent's registry when it serves metrics: jobs, containers, pulls, health checks and ingress requests go there. */
+  metrics?: Metrics;
 }
 
 /** Where the ingress sends a request: a container address, or why not. */
-export type IngressTarget = { kind: 'proxy'; host: string; port: number } | { kind: 'not-found' } | { kind: 'unavailable' };
+export type IngressTarget = { kind: 'proxy'; host: string; port: number; job: string } | { kind: 'not-found' } | { kind: 'unavailable' };
 
 /**
  * Runs normalized job definitions in Docker: the public face of the node's
@@ -63,6 +67,8 @@ export class Executor implements JobSink {
   private readonly jobs = new Map<string, JobRunner>();
   /** Ended jobs, readable for a while; keyed like `jobs` by the lowercase address. */
   private readonly finished = new Map<string, JobRunner>();
+  /** Present when the agent serves metrics. */
+  readonly metrics?: NodeMetrics;
   private readonly events: EngineEvents;
   private readonly startPool: Pool;
   private readonly stopPool: Pool;
@@ -72,6 +78,7 @@ export class Executor implements JobSink {
   private draining = false;
 
   constructor(private readonly opts: ExecutorOptions) {
+    if (opts.metrics) this.metrics = new NodeMetrics(opts.metrics, () => this.snapshot());
     this.events = new EngineEvents(
       opts.docker,
       opts.node,
@@ -193,7 +200,18 @@ export class Executor implements JobSink {
     const monitor = found.op.monitors.find((m) => m.port === found.port);
     if (!monitor?.ready) return { kind: 'not-found' };
     if (!monitor.online) return { kind: 'unavailable' };
-    return { kind: 'proxy', host: found.op.ip, port: found.port };
+    return { kind: 'proxy', host: found.op.ip, port: found.port, job: runner.job };
+  }
+
+  /** Running jobs and their containers by state, for the metrics. */
+  private snapshot(): NodeSnapshot {
+    const containers: Record<string, number> = {};
+    let jobs = 0;
+    for (const runner of this.jobs.values()) {
+      if (!runner.ended) jobs++;
+      for (const op of runner.ops) if (op.containerId) containers[op.state] = (containers[op.state] ?? 0) + 1;
+    }
+    return { jobs, containers };
   }
 
   /** The agent stops; jobs keep running in the engine for the next agent to adopt. */
@@ -240,6 +258,7 @@ export class Executor implements JobSink {
         stopPool: this.stopPool,
         images: o.images,
         resources: o.resources,
+        metrics: this.metrics,
       },
       onEnded: (r) => this.onEnded(r),
     });
@@ -252,6 +271,7 @@ export class Executor implements JobSink {
     const key = runner.job.toLowerCase();
     if (this.jobs.get(key) !== runner || this.closed) return;
     this.jobs.delete(key);
+    this.metrics?.forgetJob(runner.job);
     this.finished.set(key, runner);
     setTimeout(() => this.finished.get(key) === runner && this.finished.delete(key), this.opts.retentionMs).unref();
   }

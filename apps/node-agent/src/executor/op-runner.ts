@@ -16,6 +16,7 @@ import type { Limits } from '../docker/container-spec';
 import type { Pool } from './pool';
 import type { NodeResourceProgress } from '@ocg/contracts';
 import type { Mount, Prepared, ResourceStage } from '../resources/stage';
+import type { NodeMetrics } from '../node-metrics';
 
 export interface OpContext {
   docker: Docker;
@@ -43,6 +44,8 @@ export interface OpContext {
   images: ImagePolicy;
   /** Fetches remote resources; absent: ops with resources fail. */
   resources?: ResourceStage;
+  /** Pulls and health checks are counted here when the agent serves metrics. */
+  metrics?: NodeMetrics;
 }
 
 /** A decision to end the op that the container's exit must not override. */
@@ -267,10 +270,14 @@ export class OpRunner {
     if (op.args.gpu && !this.ctx.gpus) throw new OpFailure(reasons.noGpu());
     if (op.args.resources.length > 0) await this.fetchResources(op);
     const auth = op.args.authentication?.docker;
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
       const how = await ensureImage(this.ctx.docker, op.args.image, auth, { timeoutMs: this.ctx.pullTimeoutMs, signal: this.signal, policy: this.ctx.images });
+      this.ctx.metrics?.pulled(how, seconds());
       if (how === 'pulled') this.logs.push('nodeerr', `pulled image ${op.args.image}`);
     } catch (err) {
+      this.ctx.metrics?.pulled('failed', seconds());
       throw new OpFailure((err as Error).message);
     }
     // Mounted volumes exist with our labels even if no create-volume op made them, so cleanup finds them.
@@ -385,7 +392,7 @@ export class OpRunner {
     if (reason) this.logs.push('nodeerr', `${state}: ${reason}`);
     const after = this.afterRun;
     this.afterRun = undefined;
-    if (after) this.uploading = after().catch((err: unknown) => this.ctx.logger.warn({ err, op: this.id }, 'writing back the op\'s writable resources failed'));
+    if (after) this.uploading = after().catch((err: unknown) => this.ctx.logger.warn({ err, op: this.id }, "writing back the op's writable resources failed"));
     this.output.closeWhenDrained();
     this.changed();
   }
@@ -410,6 +417,7 @@ export class OpRunner {
             if (!this.released && this.monitors.every((m) => m.ready)) this.released = true;
             this.changed();
           },
+          this.ctx.metrics && ((check, ok) => this.ctx.metrics?.checked(check, ok)),
         ),
     );
   }

@@ -33,6 +33,8 @@ export class PortMonitor {
     private readonly target: () => Target | undefined,
     private readonly timing: HealthTiming,
     private readonly onChange: () => void,
+    /** Told each attempt's result (the metrics). */
+    private readonly onProbe?: (check: HealthCheck | undefined, ok: boolean) => void,
   ) {}
 
   /** (Re)starts the startup checks, e.g. after the container restarted. */
@@ -95,6 +97,7 @@ export class PortMonitor {
     if (!target) return false;
     const list = checks.length > 0 ? checks : [undefined];
     const results = await Promise.all(list.map((c) => probe(c, target, this.timing.timeoutMs)));
+    if (this.onProbe) list.forEach((c, i) => this.onProbe?.(c, results[i]));
     return results.every(Boolean);
   }
 

@@ -69,6 +69,8 @@ export function createIngress(opts: IngressOptions): Ingress {
       const target = resolve(req);
       if (target.kind === 'node-api') return target.app(req, res);
       if (target.kind === 'proxy') {
+        const metrics = opts.executor.metrics;
+        if (metrics) res.once('finish', () => metrics.proxied(target.job, res.statusCode));
         const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : '';
         return forward(req, res, { url: urlOf(target.host, target.port), dispatcher, preserveHost: true }, requestId, 0, (err) => onError(err, req, res));
       }

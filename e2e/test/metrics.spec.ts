@@ -1,0 +1,112 @@
+/**
+ * Prometheus (Debian's package, a config, storage and port of its own,
+ * scraping every second) reads the metrics of every service and of a node
+ * agent running a job, each on its own METRICS_PORT; the queries go through
+ * Prometheus's HTTP API. The shipped scrape config and dashboard are checked
+ * against the same processes.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ensureBusyboxImage, freePort, waitFor } from '@ocg/testing';
+import { FaultStack, webJob } from './support/fault-stack';
+import { startPrometheus, type Prometheus } from './support/prometheus';
+
+const root = resolve(__dirname, '../..');
+const SCRAPED = ['gateway', 'client-manager', 'host-manager', 'deployment-manager', 'node-agent'];
+
+describe('metrics scraped by Prometheus', () => {
+  const metricsPorts: Record<string, number> = {};
+  let stack: FaultStack;
+  let prometheus: Prometheus;
+  let userKey: string;
+  let job: string;
+  const scrapeOf = async (name: string): Promise<string> => (await fetch(`http://127.0.0.1:${metricsPorts[name]}/metrics`)).text();
+
+  beforeAll(async () => {
+    await ensureBusyboxImage();
+    for (const name of SCRAPED) metricsPorts[name] = await freePort();
+    stack = await FaultStack.start(Object.fromEntries(SCRAPED.map((name) => [name, { METRICS_PORT: String(metricsPorts[name]) }])));
+    prometheus = await startPrometheus(Object.fromEntries(SCRAPED.map((name) => [name, `127.0.0.1:${metricsPorts[name]}`])));
+    const made = await stack.call('POST', '/users', stack.adminKey, { email: `metrics-${Date.now()}@example.com`, name: 'Metrics' });
+    userKey = made.body.apiKey.key;
+    await stack.call('POST', '/credits/grant', stack.adminKey, { userId: made.body.user.id, amount: 100_000_000, reason: 'metrics test' });
+    const market = await stack.call('POST', '/markets', stack.adminKey, {
+      name: `metrics-${process.pid}`,
+      pricePerSecond: 100,
+      defaultDurationSeconds: 600,
+      maxDurationSeconds: 3600,
+    });
+    await stack.startAgent(market.body.name, market.body.joinToken);
+    const posted = await stack.call('POST', '/jobs', userKey, { definition: webJob('metered'), market: market.body.name, durationSeconds: 600 });
+    if (posted.status !== 200) throw new Error(`job not posted: ${JSON.stringify(posted.body)}`);
+    job = posted.body.address;
+    await waitFor(async () => (await stack.endpoint(job)).body === 'metered\n' || undefined, { timeoutMs: 120_000, intervalMs: 250, what: "the job's endpoint" });
+  }, 240_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await stack?.stop();
+  }, 120_000);
+
+  it('queries a series of each service and of the node agent through the HTTP API', async () => {
+    // A market without nodes keeps its job queued: the queue's age has a series.
+    const idle = await stack.call('POST', '/markets', stack.adminKey, {
+      name: `metrics-idle-${process.pid}`,
+      pricePerSecond: 100,
+      defaultDurationSeconds: 600,
+      maxDurationSeconds: 3600,
+    });
+    expect((await stack.call('POST', '/jobs', userKey, { definition: webJob('queued'), market: idle.body.name, durationSeconds: 600 })).status).toBe(200);
+    expect((await fetch(`http://127.0.0.1:${stack.ports['agent-api']}/healthz`)).status).toBe(200);
+    const series: [string, string][] = [
+      ['gateway', 'ocg_http_request_duration_seconds_count{route="/jobs", method="POST", status="200"}'],
+      ['client-manager', 'ocg_credit_holds_total{outcome="placed"}'],
+      ['client-manager', 'ocg_credit_units_held'],
+      ['host-manager', 'ocg_nodes{status="online"}'],
+      ['host-manager', 'ocg_node_heartbeat_age_max_seconds + 1'],
+      ['deployment-manager', 'ocg_jobs{state="RUNNING"}'],
+      ['deployment-manager', 'ocg_job_claims_total{outcome="assigned"}'],
+      ['deployment-manager', `ocg_queue_oldest_age_seconds{market="${idle.body.address}"} + 1`],
+      ['node-agent', 'ocg_node_containers{state="running"}'],
+      ['node-agent', 'ocg_node_image_pulls_total'],
+      ['node-agent', 'ocg_node_health_checks_total{result="pass"}'],
+      ['node-agent', 'ocg_http_request_duration_seconds_count{route="/healthz"} + 1'],
+    ];
+    for (const [name, expr] of series) {
+      const scoped = expr.replace(/^(\w+)(\{([^}]*)\})?/, (_all, metric: string, _braces, labels?: string) => `${metric}{job="${name}"${labels ? `, ${labels}` : ''}}`);
+      const value = await waitFor(async () => (await prometheus.query(`sum(${scoped})`))[0]?.value[1], { timeoutMs: 30_000, intervalMs: 500, what: scoped });
+      expect([scoped, Number(value) >= 1]).toEqual([scoped, true]);
+    }
+    const up = await prometheus.query('up');
+    expect(Object.fromEntries(up.map((r) => [r.metric.job, r.value[1]]))).toEqual(Object.fromEntries(SCRAPED.map((name) => [name, '1'])));
+    // The process's own metrics come with every scrape.
+    expect(await prometheus.query('process_resident_memory_bytes{job="node-agent"}')).toHaveLength(1);
+  });
+
+  it("counts a running job's ingress requests under its address, and drops the series when the job ends", async () => {
+    await stack.endpoint(job);
+    const expr = `ocg_node_ingress_requests_total{job_address="${job}", code="2xx"}`;
+    await waitFor(async () => Number((await prometheus.query(expr))[0]?.value[1] ?? 0) >= 1 || undefined, { timeoutMs: 30_000, intervalMs: 500, what: expr });
+    expect(await scrapeOf('node-agent')).toContain(`job_address="${job}"`);
+    expect((await stack.call('POST', `/jobs/${job}/stop`, userKey)).status).toBe(200);
+    await waitFor(async () => !(await scrapeOf('node-agent')).includes(job) || undefined, { timeoutMs: 60_000, intervalMs: 500, what: "the job's series to go" });
+    // Its end is settled: the hold captured what it ran.
+    const settled = 'ocg_job_settlements_total{job="deployment-manager", outcome="settled"}';
+    await waitFor(async () => Number((await prometheus.query(settled))[0]?.value[1] ?? 0) >= 1 || undefined, { timeoutMs: 30_000, intervalMs: 500, what: settled });
+  });
+
+  it('serves nothing on the public ports: /metrics is not an operation of the gateway', async () => {
+    expect((await stack.raw('GET', '/metrics', stack.adminKey)).status).toBe(404);
+  });
+
+  it('ships a scrape config promtool accepts and a dashboard whose series the processes export', async () => {
+    execFileSync('promtool', ['check', 'config', resolve(root, 'deploy/prometheus/prometheus.yml')], { stdio: 'pipe' });
+    const dashboard = readFileSync(resolve(root, 'deploy/grafana/dashboard.json'), 'utf8');
+    const used = new Set([...dashboard.matchAll(/\b(ocg_[a-z_]+?|process_[a-z_]+?|nodejs_[a-z0-9_]+?)(?:_bucket|_count|_sum)?\b(?=[{[ )])/g)].map((m) => m[1]));
+    const exported = (await Promise.all(SCRAPED.map(scrapeOf))).join('\n');
+    const missing = [...used].filter((name) => !new RegExp(`^# TYPE ${name} `, 'm').test(exported));
+    expect(used.size).toBeGreaterThan(15);
+    expect(missing).toEqual([]);
+  });
+});

@@ -8,6 +8,7 @@ import { assertEngine, createDocker, type Docker } from './docker/client';
 import { detectDiskQuota, detectGpus, gpuDevices } from './docker/gpu';
 import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
+import type { ResourceItem } from '@ocg/job-definition';
 import { resourceStage } from './resources';
 import type { JobSource, Reporter } from './seam';
 
@@ -74,6 +75,9 @@ export class NodeAgent {
       resources,
     });
     const adopted = await executor.start();
+    // Adopted jobs hold what they mount before anything (the warm set's downloads) may evict.
+    await resources?.holdMounted(docker, config.NODE_ID);
+    if (resources && config.RESOURCE_KEEP.length > 0) void resources.keep(config.RESOURCE_KEEP as ResourceItem[], resources.closing);
     const app = buildNodeApi({ executor, docker, logger, node: config.NODE_ADDRESS ?? config.NODE_ID, authMaxAgeSeconds: config.AUTH_MAX_AGE_SECONDS });
     const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });

@@ -84,7 +84,11 @@ describe("the gateway's page data (internal routes)", () => {
     expect(shared).toMatchObject({ activity: 'fetching resources' });
     expect(shared).not.toHaveProperty('resources');
     const done = { ...progress, state: 'ready', bytesDone: 40, filesDone: 4 };
-    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, { status: 'completed', results: {}, ops: [{ ...running, status: 'completed', exitCode: 0, activity: null, resources: [done] }] });
+    const finished = await node.send(dm.url, `/node-jobs/${address}/finish`, {
+      status: 'completed',
+      results: {},
+      ops: [{ ...running, status: 'completed', exitCode: 0, activity: null, resources: [done] }],
+    });
     expect((await page(address)).body.ops[0]).toMatchObject({ status: 'completed', activity: null, resources: [done] });
     const result = await dm.as(user, 'GET', `/cas/${finished.body.resultCid}`);
     expect(result.body.ops[0]).not.toHaveProperty('resources');

@@ -87,7 +87,14 @@ async function main(): Promise<void> {
       await rm(dir, { recursive: true, force: true });
     }
     const ratio = median(plain) / median(fetched);
-    const row = { MB, rounds: ROUNDS, plainMs: Math.round(median(plain)), fetchMs: Math.round(median(fetched)), ratio: Number(ratio.toFixed(2)), cachedMs: Math.round(median(cached)) };
+    const row = {
+      MB,
+      rounds: ROUNDS,
+      plainMs: Math.round(median(plain)),
+      fetchMs: Math.round(median(fetched)),
+      ratio: Number(ratio.toFixed(2)),
+      cachedMs: Math.round(median(cached)),
+    };
     console.log(JSON.stringify(row));
     console.log(`fetch ${row.fetchMs} ms vs plain GET ${row.plainMs} ms: ${row.ratio}x (target >= 0.8x); cached fetch ${row.cachedMs} ms`);
     if (ratio < 0.8) process.exitCode = 1;

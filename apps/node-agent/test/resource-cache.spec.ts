@@ -57,10 +57,20 @@ it('evicts the least recently used entry no job holds, never a held or pinned on
   await obtain(cache, 'new', 10, 'job4');
   await cache.evict();
   // Over budget (31 > 25): "old" goes; "held" (job1) and "pinned" stay, even though that leaves the cache over its budget.
-  expect(cache.list().map((e) => e.label).sort()).toEqual(['held', 'new', 'pinned']);
+  expect(
+    cache
+      .list()
+      .map((e) => e.label)
+      .sort(),
+  ).toEqual(['held', 'new', 'pinned']);
   cache.release('job1');
   await cache.evict();
-  expect(cache.list().map((e) => e.label).sort()).toEqual(['new', 'pinned']);
+  expect(
+    cache
+      .list()
+      .map((e) => e.label)
+      .sort(),
+  ).toEqual(['new', 'pinned']);
 });
 
 it('downloads once for waiters at the same time, and a waiter that gives up does not stop the others', async () => {

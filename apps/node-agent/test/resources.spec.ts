@@ -131,13 +131,19 @@ async function run(def: object) {
 }
 
 it('mounts one location, a whole bucket and several buckets read-only, fetching once and then from the cache', async () => {
-  const script = 'cat /one/config.json /bucket/tokenizer.json /bucket/shared/a.txt /several/part-1.bin /several/tokenizer.json; echo; ls /one; touch /one/x 2>/dev/null || echo read-only';
+  const script =
+    'cat /one/config.json /bucket/tokenizer.json /bucket/shared/a.txt /several/part-1.bin /several/tokenizer.json; echo; ls /one; touch /one/x 2>/dev/null || echo read-only';
   const def = reader('read', script, withUrl(THREE_FORMS, url));
   served = 0;
   signedBy.clear();
   const { job, summary } = await run(def);
   // s3rver checks the key id of a SigV4 request but not the signature itself: the IAM form signs, the others do not.
-  expect(signedBy).toEqual(new Map([['models', new Set([''])], ['second', new Set(['', 'S3RVER'])]]));
+  expect(signedBy).toEqual(
+    new Map([
+      ['models', new Set([''])],
+      ['second', new Set(['', 'S3RVER'])],
+    ]),
+  );
   expect([summary.ops[0].state, summary.ops[0].reason]).toEqual(['completed', null]);
   const logs = stdout(job, 'read');
   expect(logs).toEqual(['{"layers":2}tokensconcurrentweights-onetokens', 'config.json', 'read-only']);

@@ -6,4 +6,11 @@ import { SealedContent1760000003500 } from './1760000003500-sealed-content';
 import { OpResources1760000003600 } from './1760000003600-op-resources';
 
 /** Every migration of deployment-manager's schema, in order. */
-export const migrations: (new () => unknown)[] = [Jobs1760000000100, PageData1760000000200, ClaimAck1760000000330, ExtendRequests1760000000331, SealedContent1760000003500, OpResources1760000003600];
+export const migrations: (new () => unknown)[] = [
+  Jobs1760000000100,
+  PageData1760000000200,
+  ClaimAck1760000000330,
+  ExtendRequests1760000000331,
+  SealedContent1760000003500,
+  OpResources1760000003600,
+];

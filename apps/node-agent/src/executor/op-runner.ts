@@ -385,7 +385,7 @@ export class OpRunner {
     if (reason) this.logs.push('nodeerr', `${state}: ${reason}`);
     const after = this.afterRun;
     this.afterRun = undefined;
-    if (after) this.uploading = after().catch((err: unknown) => this.ctx.logger.warn({ err, op: this.id }, 'writing back the op\'s writable resources failed'));
+    if (after) this.uploading = after().catch((err: unknown) => this.ctx.logger.warn({ err, op: this.id }, "writing back the op's writable resources failed"));
     this.output.closeWhenDrained();
     this.changed();
   }

@@ -42,7 +42,14 @@ export async function downloadAll(source: ResourceSource, files: RemoteFile[], d
   return total;
 }
 
-async function downloadFile(source: ResourceSource, file: RemoteFile & Partial<S3File>, to: string, settings: DownloadSettings, counter: Counter, signal: AbortSignal): Promise<number> {
+async function downloadFile(
+  source: ResourceSource,
+  file: RemoteFile & Partial<S3File>,
+  to: string,
+  settings: DownloadSettings,
+  counter: Counter,
+  signal: AbortSignal,
+): Promise<number> {
   await mkdir(path.dirname(to), { recursive: true });
   let counted = 0;
   const count = (n: number): void => {
@@ -69,7 +76,15 @@ async function downloadFile(source: ResourceSource, file: RemoteFile & Partial<S
 type Hashes = { sha256: Hash; md5: Hash } | undefined;
 
 /** Appends the file's bytes from `offset`; from the start, the digests are computed on the way. */
-async function fetchFrom(source: ResourceSource, file: RemoteFile, to: string, offset: number, settings: DownloadSettings, count: (n: number) => void, signal: AbortSignal): Promise<Hashes> {
+async function fetchFrom(
+  source: ResourceSource,
+  file: RemoteFile,
+  to: string,
+  offset: number,
+  settings: DownloadSettings,
+  count: (n: number) => void,
+  signal: AbortSignal,
+): Promise<Hashes> {
   const idle = new AbortController();
   let timer = setTimeout(() => idle.abort(), settings.idleTimeoutMs);
   const both = AbortSignal.any([signal, idle.signal]);

@@ -87,7 +87,12 @@ export class S3Source implements ResourceSource {
   async open(file: RemoteFile, offset: number, signal: AbortSignal): Promise<Readable> {
     const placed = this.placed.get(file.path);
     if (!placed) throw new ResourceError('invalid', `${this.label}: ${file.path} was not listed`);
-    const out = await this.call(placed.location, (c, o) => c.send(new GetObjectCommand({ Bucket: placed.location.bucket, Key: placed.key, Range: offset > 0 ? `bytes=${offset}-` : undefined }), o), signal, file.path);
+    const out = await this.call(
+      placed.location,
+      (c, o) => c.send(new GetObjectCommand({ Bucket: placed.location.bucket, Key: placed.key, Range: offset > 0 ? `bytes=${offset}-` : undefined }), o),
+      signal,
+      file.path,
+    );
     return out.Body as Readable;
   }
 
@@ -226,7 +231,8 @@ export function s3Failure(err: unknown, label: string): ResourceError {
   if (code === 'EADDRREFUSED_POLICY') return new ResourceError('refused', `${label}: ${e.message} (RESOURCE_ALLOW lists what the operator allows)`);
   if (name === 'AbortError') return new ResourceError('timeout', `${label}: cancelled`);
   if (status === 404 || name === 'NoSuchKey' || name === 'NoSuchBucket' || name === 'NotFound') return new ResourceError('not-found', `${label}: not found (${name})`);
-  if (status === 401 || status === 403 || /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|Forbidden/.test(name)) return new ResourceError('denied', `${label}: access denied (${name})`);
+  if (status === 401 || status === 403 || /AccessDenied|InvalidAccessKeyId|SignatureDoesNotMatch|Forbidden/.test(name))
+    return new ResourceError('denied', `${label}: access denied (${name})`);
   if (code === 'ETIMEDOUT' || name === 'TimeoutError' || /timed? ?out/i.test(e.message)) return new ResourceError('timeout', `${label}: timed out`);
   if (status === 400) return new ResourceError('invalid', `${label}: ${name}`);
   return new ResourceError('unavailable', `${label}: ${status ? `HTTP ${status} ` : ''}${code ?? name}: ${e.message}`);

@@ -80,7 +80,16 @@ export class ResourceStage {
    */
   async prepare(job: string, op: string, items: ResourceItem[], signal: AbortSignal, onProgress: (progress: NodeResourceProgress[]) => void): Promise<Prepared> {
     const resources = remoteResources(items);
-    const shown = resources.map((r): Shown => ({ resource: describe(r), target: targetOf(r), state: 'waiting', cached: false, bytesDone: 0, bytesTotal: null, filesDone: 0, filesTotal: null }));
+    const shown = resources.map((r): Shown => ({
+      resource: describe(r),
+      target: targetOf(r),
+      state: 'waiting',
+      cached: false,
+      bytesDone: 0,
+      bytesTotal: null,
+      filesDone: 0,
+      filesTotal: null,
+    }));
     const report = (): void =>
       onProgress(
         shown.map(({ id, ...p }) => {
@@ -191,9 +200,11 @@ export class ResourceStage {
 
   private checkSize(job: string, label: string, bytes: number): void {
     const gb = (n: number): string => `${(n / 1e9).toFixed(2)} GB`;
-    if (bytes > this.settings.maxResourceBytes) throw new ResourceError('too-large', `${label}: ${gb(bytes)} is more than this node's limit per resource (${gb(this.settings.maxResourceBytes)})`);
+    if (bytes > this.settings.maxResourceBytes)
+      throw new ResourceError('too-large', `${label}: ${gb(bytes)} is more than this node's limit per resource (${gb(this.settings.maxResourceBytes)})`);
     const sum = (this.jobBytes.get(job) ?? 0) + bytes;
-    if (sum > this.settings.maxJobBytes) throw new ResourceError('too-large', `${label}: the job's resources would reach ${gb(sum)}, more than this node's limit per job (${gb(this.settings.maxJobBytes)})`);
+    if (sum > this.settings.maxJobBytes)
+      throw new ResourceError('too-large', `${label}: the job's resources would reach ${gb(sum)}, more than this node's limit per job (${gb(this.settings.maxJobBytes)})`);
     this.jobBytes.set(job, sum);
   }
 
@@ -217,10 +228,12 @@ export class ResourceStage {
 
 /** Objects only: `__remove-if-empty__` is dropped and spreads are expanded by the literals; a spread left means its value never came. */
 function remoteResources(items: ResourceItem[]): Resource[] {
-  return items.filter((item): item is Exclude<ResourceItem, string> => typeof item !== 'string').map((item) => {
-    if ('__spread__' in item) throw new ResourceError('invalid', `resources: ${String(item.__spread__)} was not resolved`);
-    return item;
-  });
+  return items
+    .filter((item): item is Exclude<ResourceItem, string> => typeof item !== 'string')
+    .map((item) => {
+      if ('__spread__' in item) throw new ResourceError('invalid', `resources: ${String(item.__spread__)} was not resolved`);
+      return item;
+    });
 }
 
 function targetOf(resource: Resource): string {

@@ -8,6 +8,7 @@ import { assertEngine, createDocker, type Docker } from './docker/client';
 import { detectDiskQuota, detectGpus, gpuDevices } from './docker/gpu';
 import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
+import type { ResourceItem } from '@ocg/job-definition';
 import { resourceStage } from './resources';
 import type { JobSource, Reporter } from './seam';
 
@@ -78,6 +79,9 @@ export class NodeAgent {
       metrics,
     });
     const adopted = await executor.start();
+    // Adopted jobs hold what they mount before anything (the warm set's downloads) may evict.
+    await resources?.holdMounted(docker, config.NODE_ID);
+    if (resources && config.RESOURCE_KEEP.length > 0) void resources.keep(config.RESOURCE_KEEP as ResourceItem[], resources.closing);
     const app = buildNodeApi({
       executor,
       docker,

@@ -83,6 +83,8 @@ beforeAll(async () => {
     ...RESOURCE_TEST_ENV,
     RESOURCE_KEEP: JSON.stringify([{ type: 'S3', url: `${url}/second/tokenizer.json`, target: '/unused' }]),
   });
+  // The warm set downloads at start: done before any test counts bytes.
+  await waitFor(async () => (await readFile(path.join(cacheDir, 'index.json'), 'utf8')).includes('second/tokenizer.json'), 'the kept resource in the cache');
 });
 
 afterAll(async () => {
@@ -209,7 +211,6 @@ it('resumes a file whose transfer broke from where it stopped', async () => {
 });
 
 it('fetches the resources the node keeps warm at start, and jobs use them from the cache', async () => {
-  await waitFor(async () => (await readFile(path.join(cacheDir, 'index.json'), 'utf8')).includes('second/tokenizer.json'), 'the kept resource in the cache');
   served = 0;
   const { summary } = await run(reader('warm', 'cat /t/tokenizer.json', withUrl([{ type: 'S3', url: 'URL/second/tokenizer.json', target: '/t' }], url)));
   expect(summary.ops[0].resources?.[0]).toMatchObject({ state: 'ready', cached: true });

@@ -1,6 +1,6 @@
 /** The node's remote resources: the cache and the fetch stage, from the agent's settings. */
 import type { Logger } from 'pino';
-import { validateOps, type ResourceItem } from '@ocg/job-definition';
+import { validateOps } from '@ocg/job-definition';
 import type { AgentConfig } from '../config';
 import { ResourceCache } from './cache';
 import { resourcePolicy } from './network';
@@ -37,6 +37,5 @@ export async function resourceStage(config: AgentConfig, logger: Logger): Promis
     },
     logger,
   );
-  if (keep.length > 0) void stage.keep(keep as ResourceItem[], stage.closing);
   return stage;
 }

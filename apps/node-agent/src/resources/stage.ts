@@ -7,7 +7,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { cp, readdir, rm, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
+import type Docker from 'dockerode';
 import type { Logger } from 'pino';
+import { LABEL } from '../docker/labels';
 import type { NodeResourceProgress } from '@ocg/contracts';
 import type { Resource, ResourceItem } from '@ocg/job-definition';
 import { Pool } from '../executor/pool';
@@ -140,6 +142,19 @@ export class ResourceStage {
       }
     }
     this.jobBytes.delete(KEEP);
+  }
+
+  /**
+   * After a restart: jobs the agent adopted keep the entries their containers
+   * mount (bind sources under the cache) held until they end.
+   */
+  async holdMounted(docker: Docker, node: string): Promise<void> {
+    const entries = path.dirname(this.cache.entryDir('x')) + path.sep;
+    const containers = await docker.listContainers({ all: true, filters: { label: [`${LABEL.node}=${node}`] } });
+    for (const c of containers) {
+      const job = c.Labels[LABEL.job];
+      for (const m of c.Mounts ?? []) if (job && m.Source?.startsWith(entries)) this.cache.hold(m.Source.slice(entries.length).split(path.sep)[0], job);
+    }
   }
 
   /** The job ended: its entries may be evicted again. */

@@ -8,6 +8,7 @@ import { createApiClient } from '@ocg/api-client';
 import type { JobEndpointEvent, JobEventType, JobLogEvent, JobOpEvent, JobRecord, JobState, JobStatusEvent } from '@ocg/contracts';
 import { describeFailure, isTransient, reason, type Gateway } from './gateway';
 import { CliError } from './output';
+import { fetchLine } from './resource-progress';
 
 export interface JobEvent {
   id?: string;
@@ -116,6 +117,9 @@ interface OpSeen {
 
 /** What the events said so far, as the job's status and one line of progress. */
 export class JobProgress {
+  /** `bars`: remote resources' progress as a bar (the spinner's line on a terminal). */
+  constructor(private readonly bars = process.stderr.isTTY === true) {}
+
   status: JobState | undefined;
   reason: string | null = null;
   job: JobRecord | undefined;
@@ -160,12 +164,12 @@ export class JobProgress {
     this.job = job;
     this.status = job.status;
     this.reason = job.reason;
-    for (const op of job.ops) this.ops.set(op.id, { ...this.ops.get(op.id), status: op.status });
+    for (const op of job.ops) this.ops.set(op.id, { ...this.ops.get(op.id), status: op.status, progress: fetchLine(op.resources, this.bars) });
     for (const e of job.endpoints) this.endpoints.set(`${e.op}:${e.port}`, { op: e.op, port: e.port, url: e.url, status: e.status });
   }
 
   private op(op: JobOpEvent): void {
-    this.ops.set(op.id, { ...this.ops.get(op.id), status: op.status, progress: bytesOf(op) });
+    this.ops.set(op.id, { ...this.ops.get(op.id), status: op.status, progress: fetchLine(op.resources, this.bars) });
   }
 
   private log({ op, lines }: JobLogEvent): void {
@@ -187,17 +191,6 @@ export class JobProgress {
 }
 
 const ENDPOINT_WORDS = { ONLINE: 'up (health checks passing)', OFFLINE: 'down', PENDING: 'starting (health checks pending)' };
-
-/** `fetching 12.0 MiB of 40.0 MiB` from whatever progress an op report carries (bytes, totalBytes; phase or what). */
-function bytesOf(op: JobOpEvent): string | undefined {
-  const p = ((op as { progress?: unknown }).progress ?? op) as Record<string, unknown>;
-  if (typeof p.bytes !== 'number') return undefined;
-  const total = typeof p.totalBytes === 'number' ? p.totalBytes : typeof p.total === 'number' ? p.total : undefined;
-  const what = typeof p.phase === 'string' ? p.phase : typeof p.what === 'string' ? p.what : 'fetching resources';
-  return `${what} ${mib(p.bytes)}${total !== undefined ? ` of ${mib(total)}` : ''}`;
-}
-
-const mib = (bytes: number): string => `${(bytes / 2 ** 20).toFixed(1)} MiB`;
 
 /**
  * A job's events read in the background into a JobProgress, for waits that

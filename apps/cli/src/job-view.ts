@@ -1,6 +1,7 @@
 /** How a job reads for a person: its fields, ops, endpoints and result. */
 import type { JobRecord, JobSummaryRecord } from '@ocg/contracts';
 import { credits, duration, fields, localTime, table } from './output';
+import { resourcesTable } from './resource-progress';
 
 /** What the node stored in the CAS when the job ended (`GET /cas/{resultCid}`). */
 export interface JobResult {
@@ -14,9 +15,12 @@ export interface JobResult {
 /** `0.000100 credits (100 units)`: credits for people, units as the API counts. */
 export const perSecond = (units: number): string => `${credits(units)} (${units} units)`;
 
-export function describeJob(job: JobRecord, result?: JobResult | null): string {
+/** `bars`: remote resources' progress as bars (a terminal). */
+export function describeJob(job: JobRecord, result?: JobResult | null, bars = false): string {
   const sections = [fields(jobFields(job))];
   if (job.ops.length > 0) sections.push(opsTable(job));
+  const resources = resourcesTable(job, bars);
+  if (resources) sections.push(resources);
   if (job.endpoints.length > 0)
     sections.push(
       table(
@@ -56,7 +60,7 @@ function opsTable(job: JobRecord): string {
   const rows = job.ops.map((op) => [
     op.id,
     op.group ?? '-',
-    op.status,
+    op.activity ? `${op.status} (${op.activity})` : op.status,
     op.exitCode === null ? '-' : String(op.exitCode),
     String(op.restarts),
     localTime(op.startedAt),

@@ -61,7 +61,7 @@ async function getJob(address: string, options: JsonOption): Promise<void> {
   const job = await answer(gateway, () => gateway.client.GET('/jobs/{job}', { params: { path: { job: address } } }));
   const result = job.resultCid ? await readResult(gateway, job.resultCid) : null;
   if (options.json) return printJson({ job, result });
-  print(describeJob(job, result));
+  print(describeJob(job, result, process.stdout.isTTY === true));
 }
 
 /** The result the node stored: JSON text in the CAS. */

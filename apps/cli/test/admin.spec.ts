@@ -136,15 +136,17 @@ describe('admin markets limits and join tokens, admin nodes', () => {
       '0.5',
       '--volumes-per-job',
       '1073741824',
+      '--resources-per-job',
+      '2147483648',
       '--user',
       '1000:1000',
       '--read-only-root',
     );
     expect(text).toMatch(/job limits {3}8 ops, 16 volumes; per container 0\.5 CPUs/);
-    expect(text).toMatch(/per job .* 1073741824 bytes of volumes/);
+    expect(text).toMatch(/per job .* 1073741824 bytes of volumes, 2147483648 bytes of remote resources \(107374182400 each\)/);
     expect(text).toMatch(/containers {3}run as 1000:1000, root filesystem read-only/);
     const json = JSON.parse(await withAdmin('markets', 'limits', 'Limits', '--no-read-only-root', '--user', 'image', '--json'));
-    expect(json.jobLimits).toMatchObject({ maxOps: 8, cpusPerContainer: 0.5, volumeBytesPerJob: 1073741824 });
+    expect(json.jobLimits).toMatchObject({ maxOps: 8, cpusPerContainer: 0.5, volumeBytesPerJob: 1073741824, resourceBytesPerJob: 2147483648 });
     expect(json.containerPolicy).toEqual({ user: null, readOnlyRootFilesystem: false });
     await expect(withAdmin('markets', 'limits', 'Limits', '--cpus-per-container', 'lots')).rejects.toThrow('--cpus-per-container must be a number of CPUs');
   });

@@ -28,6 +28,8 @@ describe('what a job may ask for, from its market', () => {
         pidsPerContainer: 200,
         pidsPerJob: 300,
         volumeBytesPerJob: 5 * 1024 ** 3,
+        bytesPerResource: 2 * 1024 ** 3,
+        resourceBytesPerJob: 3 * 1024 ** 3,
       },
       containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true },
     });
@@ -85,6 +87,8 @@ describe('what a job may ask for, from its market', () => {
       pids: 150,
       diskBytes: DEFAULT_JOB_LIMITS.diskBytesPerContainer,
       volumeBytes: 5 * 1024 ** 3,
+      bytesPerResource: 2 * 1024 ** 3,
+      resourceBytesPerJob: 3 * 1024 ** 3,
       user: '1000:1000',
       readOnlyRootFilesystem: true,
     });

@@ -103,10 +103,20 @@ describe('markets', () => {
       expect(made.body.containerPolicy).toEqual({ user: null, readOnlyRootFilesystem: false });
 
       const updated = await hm.call('POST', `/markets/${made.body.address}/update`, {
-        body: { jobLimits: { pidsPerContainer: 100, volumeBytesPerJob: 10 * 1024 ** 3 }, containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true } },
+        body: {
+          jobLimits: { pidsPerContainer: 100, volumeBytesPerJob: 10 * 1024 ** 3, resourceBytesPerJob: 20 * 1024 ** 3 },
+          containerPolicy: { user: '1000:1000', readOnlyRootFilesystem: true },
+        },
       });
       expect(updated.status).toBe(200);
-      expect(updated.body.jobLimits).toEqual({ ...DEFAULT_JOB_LIMITS, maxOps: 8, memoryBytesPerContainer: 2 ** 32, pidsPerContainer: 100, volumeBytesPerJob: 10 * 1024 ** 3 });
+      expect(updated.body.jobLimits).toEqual({
+        ...DEFAULT_JOB_LIMITS,
+        maxOps: 8,
+        memoryBytesPerContainer: 2 ** 32,
+        pidsPerContainer: 100,
+        volumeBytesPerJob: 10 * 1024 ** 3,
+        resourceBytesPerJob: 20 * 1024 ** 3,
+      });
       expect(updated.body.containerPolicy).toEqual({ user: '1000:1000', readOnlyRootFilesystem: true });
       expect((await hm.call('GET', `/markets/${made.body.address}`, { key: reader })).body.jobLimits).toMatchObject({ pidsPerContainer: 100, volumeBytesPerJob: 10 * 1024 ** 3 });
     });
@@ -116,9 +126,16 @@ describe('markets', () => {
       const over = await hm.call('POST', `/markets/${market.address}/update`, { body: { jobLimits: { cpusPerJob: 2 } } });
       expect(over.status).toBe(400);
       expect(over.body.errors).toEqual([{ path: '/jobLimits/cpusPerContainer', message: 'must not exceed jobLimits.cpusPerJob (2)' }]);
-      const bad = await hm.call('POST', `/markets/${market.address}/update`, { body: { containerPolicy: { user: 'root' }, jobLimits: { maxOps: 5000, volumeBytesPerJob: 1000 } } });
+      const bad = await hm.call('POST', `/markets/${market.address}/update`, {
+        body: { containerPolicy: { user: 'root' }, jobLimits: { maxOps: 5000, volumeBytesPerJob: 1000, bytesPerResource: 1000 } },
+      });
       expect(bad.status).toBe(400);
-      expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['/containerPolicy/user', '/jobLimits/maxOps', '/jobLimits/volumeBytesPerJob']);
+      expect(bad.body.errors.map((e: { path: string }) => e.path).sort()).toEqual([
+        '/containerPolicy/user',
+        '/jobLimits/bytesPerResource',
+        '/jobLimits/maxOps',
+        '/jobLimits/volumeBytesPerJob',
+      ]);
     });
 
     it('is changed by markets:manage only', async () => {

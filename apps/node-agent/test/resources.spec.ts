@@ -194,6 +194,18 @@ it.each([
   expect(await readdir(path.join(cacheDir, 'partial'))).toEqual([]);
 });
 
+it.each([
+  ['per resource', { bytesPerResource: 1 }, "more than the market's limit per resource"],
+  ['per job', { resourceBytesPerJob: 1 }, "more than the market's limit per job"],
+])("holds a job's resources to its market's limit %s when it is below the node's", async (_kind, bounds, why) => {
+  const market = { cpus: 1, memoryBytes: 512 * 1024 ** 2, pids: 256, diskBytes: 1024 ** 3, user: null, readOnlyRootFilesystem: false, ...bounds };
+  const resources = withUrl([{ type: 'S3', url: 'URL/models/llm', target: '/x', files: ['config.json'] }], url);
+  const { job } = await t.submit(reader('bounded', 'echo never', resources), { containerLimits: market });
+  const summary = await t.waitEnded(job);
+  expect(summary.state).toBe('failed');
+  expect(summary.ops[0].reason).toContain(why);
+});
+
 it('resumes a file whose transfer broke from where it stopped', async () => {
   const body = 'resumable-'.repeat(200_000);
   await client().send(new PutObjectCommand({ Bucket: 'models', Key: 'resume/data.txt', Body: body }));

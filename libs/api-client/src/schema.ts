@@ -1318,6 +1318,11 @@ export interface components {
         };
         /** @description Per container of one job: the market's per-container limits, and its per-job sums shared out between the containers. */
         JobContainerLimits: {
+            /**
+             * Format: int64
+             * @description Bytes of one remote resource the node fetches for the job (absent from older control planes).
+             */
+            bytesPerResource?: number;
             /** Format: double */
             cpus: number;
             /**
@@ -1330,6 +1335,11 @@ export interface components {
             /** Format: int32 */
             pids: number;
             readOnlyRootFilesystem: boolean;
+            /**
+             * Format: int64
+             * @description Bytes of all of the job's remote resources together (absent from older control planes).
+             */
+            resourceBytesPerJob?: number;
             /** @description `uid[:gid]` to run as, or null for the image's user. */
             user: string | null;
             /**
@@ -1998,6 +2008,12 @@ export interface components {
          */
         MarketJobLimits: {
             /**
+             * Format: int64
+             * @description Size of one remote resource (`args.resources`) a node fetches for the market's jobs, in bytes, checked on the
+             *     listed sizes before any byte moves (a node's own RESOURCE_MAX_GB may be lower). Default 100 GiB.
+             */
+            bytesPerResource: number;
+            /**
              * Format: double
              * @description CPUs per container (fractions allowed; a node also caps it at its own CPU count). Default 4.
              */
@@ -2046,6 +2062,12 @@ export interface components {
             pidsPerJob: number;
             /**
              * Format: int64
+             * @description Size of all of one job's remote resources together, in bytes (a node's own RESOURCE_JOB_MAX_GB may be lower).
+             *     Default 200 GiB.
+             */
+            resourceBytesPerJob: number;
+            /**
+             * Format: int64
              * @description Size of all of a job's volumes together, in bytes: measured by the node every few seconds (any storage
              *     driver); a job over it fails. Default 50 GiB.
              */
@@ -2053,6 +2075,8 @@ export interface components {
         };
         /** @description Members left out keep their value (at creation: the default). */
         MarketJobLimitsUpdate: {
+            /** Format: int64 */
+            bytesPerResource?: number;
             /** Format: double */
             cpusPerContainer?: number;
             /** Format: double */
@@ -2071,6 +2095,8 @@ export interface components {
             pidsPerContainer?: number;
             /** Format: int32 */
             pidsPerJob?: number;
+            /** Format: int64 */
+            resourceBytesPerJob?: number;
             /** Format: int64 */
             volumeBytesPerJob?: number;
         };

@@ -56,6 +56,8 @@ const LIMIT_FLAGS: Array<[string, keyof MarketJobLimitsUpdate, string]> = [
   ['pids-per-job', 'pidsPerJob', "processes of a job's containers together (default 8192)"],
   ['disk-per-container', 'diskBytesPerContainer', "bytes of a container's writable layer (default 20 GiB)"],
   ['volumes-per-job', 'volumeBytesPerJob', "bytes of a job's volumes together (default 50 GiB)"],
+  ['bytes-per-resource', 'bytesPerResource', 'bytes of one remote resource a node fetches for a job (default 100 GiB)'],
+  ['resources-per-job', 'resourceBytesPerJob', "bytes of a job's remote resources together (default 200 GiB)"],
 ];
 
 type LimitsOptions = GatewayOptions & { json?: boolean; user?: string; readOnlyRoot?: boolean } & Record<string, string | boolean | undefined>;
@@ -125,7 +127,7 @@ function describeMarket(m: MarketRecord): string {
     `GPU          ${m.gpuRequired ? 'required' : 'not required'}`,
     `duration     ${m.defaultDurationSeconds} s by default, at most ${m.maxDurationSeconds} s`,
     `job limits   ${m.jobLimits.maxOps} ops, ${m.jobLimits.maxVolumes} volumes; per container ${m.jobLimits.cpusPerContainer} CPUs, ${m.jobLimits.memoryBytesPerContainer} bytes, ${m.jobLimits.pidsPerContainer} pids, ${m.jobLimits.diskBytesPerContainer} bytes of disk`,
-    `per job      ${m.jobLimits.cpusPerJob} CPUs, ${m.jobLimits.memoryBytesPerJob} bytes, ${m.jobLimits.pidsPerJob} pids, ${m.jobLimits.volumeBytesPerJob} bytes of volumes`,
+    `per job      ${m.jobLimits.cpusPerJob} CPUs, ${m.jobLimits.memoryBytesPerJob} bytes, ${m.jobLimits.pidsPerJob} pids, ${m.jobLimits.volumeBytesPerJob} bytes of volumes, ${m.jobLimits.resourceBytesPerJob} bytes of remote resources (${m.jobLimits.bytesPerResource} each)`,
     `containers   run as ${m.containerPolicy.user ?? "the image's user"}, root filesystem ${m.containerPolicy.readOnlyRootFilesystem ? 'read-only' : 'writable'}`,
   ].join('\n');
 }

@@ -76,6 +76,8 @@ const models: TsoaRoute.Models = {
             "pids": {"dataType":"integer","required":true},
             "diskBytes": {"dataType":"long","required":true},
             "volumeBytes": {"dataType":"long"},
+            "bytesPerResource": {"dataType":"long"},
+            "resourceBytesPerJob": {"dataType":"long"},
             "user": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
             "readOnlyRootFilesystem": {"dataType":"boolean","required":true},
         },

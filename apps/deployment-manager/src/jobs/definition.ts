@@ -98,6 +98,8 @@ export function containerLimitsFor(definition: { [member: string]: unknown }, ma
     pids: Math.max(MIN_SHARE.pids, Math.floor(Math.min(limits.pidsPerContainer, limits.pidsPerJob / containers))),
     diskBytes: limits.diskBytesPerContainer,
     volumeBytes: limits.volumeBytesPerJob,
+    bytesPerResource: limits.bytesPerResource,
+    resourceBytesPerJob: limits.resourceBytesPerJob,
     user: policy.user,
     readOnlyRootFilesystem: policy.readOnlyRootFilesystem,
   };

@@ -15,6 +15,14 @@ export interface Limits {
   readOnlyRootFilesystem?: boolean;
   /** Op id → the GPU device ids it gets; an op asking for a GPU and not listed gets every GPU (a local run). */
   gpus?: Record<string, string[]>;
+  /** The market's bounds on remote resources (`args.resources`); absent: the node's own settings alone. */
+  resources?: ResourceLimits;
+}
+
+/** Bytes of one remote resource, and of all of one job's together. */
+export interface ResourceLimits {
+  perResource?: number;
+  perJob?: number;
 }
 
 /** Writable scratch space under a read-only root filesystem. */

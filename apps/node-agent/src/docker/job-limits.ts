@@ -29,6 +29,7 @@ export function jobLimits(node: NodeLimits, job: string, definition: NormalizedJ
     user: market?.user ?? null,
     readOnlyRootFilesystem: market?.readOnlyRootFilesystem ?? false,
     gpus: assignGpus(job, definition, node.gpuDevices),
+    resources: market ? { perResource: market.bytesPerResource, perJob: market.resourceBytesPerJob } : undefined,
   };
 }
 

@@ -292,10 +292,11 @@ export class OpRunner {
     this.activity = 'fetching resources';
     this.changed();
     try {
-      const prepared = await stage.prepare(this.ctx.job, op.id, op.args.resources, this.signal, (progress) => {
+      const onProgress = (progress: NodeResourceProgress[]): void => {
         this.resources = progress;
         this.changed();
-      });
+      };
+      const prepared = await stage.prepare(this.ctx.job, op.id, op.args.resources, this.signal, onProgress, this.ctx.limits.resources);
       this.mounts = prepared.mounts;
       this.afterRun = prepared.finish;
     } catch (err) {

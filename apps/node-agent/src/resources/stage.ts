@@ -9,6 +9,7 @@ import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
+import type { ResourceLimits } from '../docker/container-spec';
 import { LABEL } from '../docker/labels';
 import type { NodeResourceProgress } from '@ocg/contracts';
 import type { Resource, ResourceItem } from '@ocg/job-definition';
@@ -76,7 +77,14 @@ export class ResourceStage {
    * that failed. Partial data never stays: the cache keeps only complete
    * entries, and private copies are removed.
    */
-  async prepare(job: string, op: string, items: ResourceItem[], signal: AbortSignal, onProgress: (progress: NodeResourceProgress[]) => void): Promise<Prepared> {
+  async prepare(
+    job: string,
+    op: string,
+    items: ResourceItem[],
+    signal: AbortSignal,
+    onProgress: (progress: NodeResourceProgress[]) => void,
+    market: ResourceLimits = {},
+  ): Promise<Prepared> {
     const resources = remoteResources(items);
     const shown = resources.map((r): Shown => ({
       resource: describe(r),
@@ -104,7 +112,7 @@ export class ResourceStage {
       const mounts = await Promise.all(
         resources.map(async (resource, i) => {
           try {
-            return await this.pool.run(() => this.one(job, op, resource, shown[i], both, report, copies), both);
+            return await this.pool.run(() => this.one(job, op, resource, shown[i], both, report, copies, market), both);
           } catch (err) {
             shown[i].state = 'failed';
             failure.abort();
@@ -163,7 +171,7 @@ export class ResourceStage {
     this.cache.release(job);
   }
 
-  private async one(job: string, op: string, resource: Resource, mine: Shown, signal: AbortSignal, report: () => void, copies: Copy[]): Promise<Mount> {
+  private async one(job: string, op: string, resource: Resource, mine: Shown, signal: AbortSignal, report: () => void, copies: Copy[], market: ResourceLimits): Promise<Mount> {
     const source = sourceFor(resource, this.ctx, this.settings);
     mine.resource = source.label;
     mine.state = 'resolving';
@@ -171,7 +179,7 @@ export class ResourceStage {
     const { key, files } = await source.resolve(signal);
     const bytes = files.reduce((sum, f) => sum + (f.size ?? 0), 0);
     Object.assign(mine, { bytesTotal: files.every((f) => f.size !== undefined) ? bytes : null, filesTotal: files.length });
-    this.checkSize(job, source.label, bytes);
+    this.checkSize(job, source.label, bytes, market);
     const id = cacheId(source.kind, key);
     mine.id = id;
     if (!this.cache.has(id)) mine.state = 'fetching';
@@ -196,13 +204,16 @@ export class ResourceStage {
     return { Type: 'bind', Source: copy, Target: mine.target, ReadOnly: false };
   }
 
-  private checkSize(job: string, label: string, bytes: number): void {
+  /** The smaller of the node's limits and the market's (sent with the claim), each named as whose it is. */
+  private checkSize(job: string, label: string, bytes: number, market: ResourceLimits): void {
     const gb = (n: number): string => `${(n / 1e9).toFixed(2)} GB`;
-    if (bytes > this.settings.maxResourceBytes)
-      throw new ResourceError('too-large', `${label}: ${gb(bytes)} is more than this node's limit per resource (${gb(this.settings.maxResourceBytes)})`);
+    const bound = (node: number, theirs: number | undefined) =>
+      theirs !== undefined && theirs < node ? { max: theirs, whose: "the market's" } : { max: node, whose: "this node's" };
+    const each = bound(this.settings.maxResourceBytes, market.perResource);
+    if (bytes > each.max) throw new ResourceError('too-large', `${label}: ${gb(bytes)} is more than ${each.whose} limit per resource (${gb(each.max)})`);
     const sum = (this.jobBytes.get(job) ?? 0) + bytes;
-    if (sum > this.settings.maxJobBytes)
-      throw new ResourceError('too-large', `${label}: the job's resources would reach ${gb(sum)}, more than this node's limit per job (${gb(this.settings.maxJobBytes)})`);
+    const all = bound(this.settings.maxJobBytes, market.perJob);
+    if (sum > all.max) throw new ResourceError('too-large', `${label}: the job's resources would reach ${gb(sum)}, more than ${all.whose} limit per job (${gb(all.max)})`);
     this.jobBytes.set(job, sum);
   }
 

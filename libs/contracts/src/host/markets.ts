@@ -80,6 +80,20 @@ export interface MarketJobLimits {
    * @minimum 1048576
    */
   volumeBytesPerJob: number;
+  /**
+   * Size of one remote resource (`args.resources`) a node fetches for the market's jobs, in bytes, checked on the
+   * listed sizes before any byte moves (a node's own RESOURCE_MAX_GB may be lower). Default 100 GiB.
+   * @isLong
+   * @minimum 1048576
+   */
+  bytesPerResource: number;
+  /**
+   * Size of all of one job's remote resources together, in bytes (a node's own RESOURCE_JOB_MAX_GB may be lower).
+   * Default 200 GiB.
+   * @isLong
+   * @minimum 1048576
+   */
+  resourceBytesPerJob: number;
 }
 
 /** Members left out keep their value (at creation: the default). */
@@ -138,6 +152,16 @@ export interface MarketJobLimitsUpdate {
    * @minimum 1048576
    */
   volumeBytesPerJob?: number;
+  /**
+   * @isLong
+   * @minimum 1048576
+   */
+  bytesPerResource?: number;
+  /**
+   * @isLong
+   * @minimum 1048576
+   */
+  resourceBytesPerJob?: number;
 }
 
 /** How the node runs every container of the market's jobs. */
@@ -286,6 +310,8 @@ export const DEFAULT_JOB_LIMITS: MarketJobLimits = {
   pidsPerJob: 8192,
   diskBytesPerContainer: 20 * 1024 ** 3,
   volumeBytesPerJob: 50 * 1024 ** 3,
+  bytesPerResource: 100 * 1024 ** 3,
+  resourceBytesPerJob: 200 * 1024 ** 3,
 };
 
 export const DEFAULT_CONTAINER_POLICY: MarketContainerPolicy = { user: null, readOnlyRootFilesystem: false };

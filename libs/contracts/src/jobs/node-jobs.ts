@@ -52,6 +52,16 @@ export interface JobContainerLimits {
    * @isLong
    */
   volumeBytes?: number;
+  /**
+   * Bytes of one remote resource the node fetches for the job (absent from older control planes).
+   * @isLong
+   */
+  bytesPerResource?: number;
+  /**
+   * Bytes of all of the job's remote resources together (absent from older control planes).
+   * @isLong
+   */
+  resourceBytesPerJob?: number;
   /** `uid[:gid]` to run as, or null for the image's user. */
   user: string | null;
   readOnlyRootFilesystem: boolean;

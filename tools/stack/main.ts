@@ -162,6 +162,7 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     INGRESS_PORT: String(ingressPort),
     INGRESS_URL: `http://127.0.0.1:${ingressPort}`,
     NODE_KEY_FILE: join(dataDir, 'node.key'),
+    RESOURCE_CACHE_DIR: join(dataDir, 'resources'),
     NODE_EXTRA_CA_CERTS: caFile,
     SYNC_INTERVAL_MS: '2000',
     STOP_JOBS_ON_EXIT: 'true',

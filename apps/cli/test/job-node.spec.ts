@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { BUSYBOX_IMAGE, ensureBusyboxImage, freePorts, removeNodeObjects, startTsProcess, testNodeId, waitFor, type ManagedProcess } from '@ocg/testing';
+import { BUSYBOX_IMAGE, ensureBusyboxImage, freePorts, removeNodeObjects, startTsProcess, testNodeId, waitFor, type ManagedProcess, testResourceDir } from '@ocg/testing';
 import { ocg, ocgSeeing } from './support/cli';
 import { cuttingProxy } from './support/cutting-proxy';
 import { NODE_DOMAIN, call, startStack, type TestStack, type TestUser } from './support/stack';
@@ -53,6 +53,7 @@ beforeAll(async () => {
       INGRESS_PORT: String(ports.ingress),
       NODE_DOMAIN,
       NODE_GPUS: 'false',
+      RESOURCE_CACHE_DIR: testResourceDir(),
       CONTAINER_MEMORY_MB: '128',
       STOP_GRACE_SECONDS: '1',
       CLAIM_WAIT_SECONDS: '2',

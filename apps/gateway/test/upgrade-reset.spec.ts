@@ -26,6 +26,7 @@ import {
   waitFor,
   type LaunchedStack,
   type ManagedProcess,
+  testResourceDir,
 } from '@ocg/testing';
 
 const TOKEN = 'internal-token-for-upgrade-reset-tests';
@@ -167,6 +168,7 @@ describe('upgrade requests reset by the client', () => {
           NODE_ID: `t-reset-${randomBytes(3).toString('hex')}`,
           NODE_ADDRESS: nodeAddress,
           NODE_GPUS: 'false',
+          RESOURCE_CACHE_DIR: testResourceDir(),
           LOG_LEVEL: 'info',
           NODE_DOMAIN: DOMAIN,
         },
@@ -216,6 +218,7 @@ describe('upgrade requests reset by the client', () => {
           INGRESS_PORT: '0',
           NODE_ID: nodeId,
           NODE_GPUS: 'false',
+          RESOURCE_CACHE_DIR: testResourceDir(),
           NODE_DOMAIN: DOMAIN,
           CONTAINER_MEMORY_MB: '256',
           STOP_GRACE_SECONDS: '1',

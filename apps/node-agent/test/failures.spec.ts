@@ -98,9 +98,11 @@ it('fails an op whose command does not exist in the image', async () => {
   expect(op.reason).toMatch(/exited with code 127.*does-not-exist.*No such file/);
 });
 
-it('fails an op that asks for resources this node cannot fetch yet, instead of running without them', async () => {
-  const resources = [{ type: 'S3', url: 's3://bucket/models', target: '/models/' }];
+it('fails an op whose resources cannot be fetched before its container exists, instead of running without them', async () => {
+  // A loopback address, refused by the node's address policy (no RESOURCE_ALLOW here): nothing leaves the machine.
+  const resources = [{ type: 'S3', url: 'http://127.0.0.1:9/bucket/models', target: '/models/' }];
   const { op } = await runToEnd({ type: 'container/run', id: 'with-resources', args: { image: BUSYBOX_IMAGE, cmd: ['true'], resources } });
   expect(op).toMatchObject({ state: 'failed', startedAt: null });
-  expect(op.reason).toContain('args.resources');
+  expect(op.reason).toContain('a resource could not be fetched: s3 127.0.0.1:9/bucket/models');
+  expect(op.reason).toContain('loopback');
 });

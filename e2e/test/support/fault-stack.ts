@@ -22,6 +22,7 @@ import {
   waitFor,
   type EphemeralServer,
   type ManagedProcess,
+  testResourceDir,
 } from '@ocg/testing';
 
 const root = resolve(__dirname, '../../..');
@@ -114,6 +115,7 @@ export class FaultStack {
       INGRESS_PORT: String(this.ports['agent-ingress']),
       NODE_DOMAIN,
       NODE_GPUS: 'false',
+      RESOURCE_CACHE_DIR: testResourceDir(),
       LOG_LEVEL: 'info',
       CONTAINER_MEMORY_MB: '128',
       STOP_GRACE_SECONDS: '1',

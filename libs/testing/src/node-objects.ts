@@ -1,5 +1,7 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
@@ -56,4 +58,15 @@ export function testNodeId(name: string): string {
   }
   sweeper.stdin?.write(`${id}\n`);
   return id;
+}
+
+/**
+ * A remote-resource cache directory of its own for one test node agent
+ * (`RESOURCE_CACHE_DIR`): agents must not share one, and the default is in the
+ * home directory. Removed when the test process exits.
+ */
+export function testResourceDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ocg-resources-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }

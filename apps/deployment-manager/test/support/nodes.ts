@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createSigner, signNodeRequest, type WalletSigner } from '@ocg/auth';
-import { freePort, launchServices, removeNodeObjects, testNodeId, type LaunchedStack } from '@ocg/testing';
+import { freePort, launchServices, removeNodeObjects, testNodeId, type LaunchedStack, testResourceDir } from '@ocg/testing';
 import { NODE_DOMAIN } from './deployment-manager';
 import { call, type Managers, type Reply } from './managers';
 
@@ -86,6 +86,7 @@ export async function startAgent(opts: {
     INGRESS_PORT: '0',
     NODE_DOMAIN,
     NODE_GPUS: 'false',
+    RESOURCE_CACHE_DIR: testResourceDir(),
     LOG_LEVEL: 'info',
     CONTAINER_MEMORY_MB: '128',
     STOP_GRACE_SECONDS: '1',

@@ -26,6 +26,7 @@ import {
   type LaunchedStack,
   type PostgresServer,
   type RedisServer,
+  testResourceDir,
 } from '@ocg/testing';
 
 export const INTERNAL_TOKEN = 'internal-token-for-gateway-data-plane-tests';
@@ -198,6 +199,7 @@ export async function startAgent(controlPlaneUrl: string, market: { name: string
       INGRESS_PORT: '0',
       NODE_DOMAIN,
       NODE_GPUS: 'false',
+      RESOURCE_CACHE_DIR: testResourceDir(),
       LOG_LEVEL: 'info',
       CONTAINER_MEMORY_MB: '64',
       STOP_GRACE_SECONDS: '1',

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import bs58 from 'bs58';
 import { createAuthHeader, nodeApiMessage, createSigner, generateWallet, type Wallet } from '@ocg/auth';
 import { createLogger } from '@ocg/http';
-import { removeNodeObjects, testNodeId } from '@ocg/testing';
+import { removeNodeObjects, testNodeId, testResourceDir } from '@ocg/testing';
 import { normalize, validate, type JobDefinition, type NormalizedJobDefinition } from '@ocg/job-definition';
 import { NodeAgent } from '../../src/agent';
 import { loadConfig, type ResolvedConfig } from '../../src/config';
@@ -68,7 +68,7 @@ export async function prepareEngine(): Promise<void> {
 export const newNodeId = testNodeId;
 
 export async function startTestAgent(node: string, env: Record<string, string> = {}): Promise<TestAgent> {
-  const config = { ...loadConfig({ ...TEST_ENV, ...env }), NODE_ID: node };
+  const config = { ...loadConfig({ ...TEST_ENV, RESOURCE_CACHE_DIR: testResourceDir(), ...env }), NODE_ID: node };
   const docker = createDocker(config.DOCKER_SOCKET);
   const reporter = new RecordingReporter();
   const source = new LocalJobSource();

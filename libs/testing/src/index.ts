@@ -10,7 +10,7 @@ export type { DockerHandle, EnsureDockerOptions } from './docker';
 export { spawnKept, findExecutable, processAlive } from './process';
 export type { KeepOptions, KeptProcess } from './process';
 export { freePort, freePorts, portOpen } from './ports';
-export { removeNodeObjects, dropJobRules, testNodeId, testResourceDir } from './node-objects';
+export { removeNodeObjects, dropJobRules, sweepOrphans, testNodeId, testResourceDir } from './node-objects';
 export { waitFor, sleep } from './wait';
 export type { WaitOptions } from './wait';
 export { captureLogs } from './logs';

@@ -72,23 +72,36 @@ function accessLevel(req: express.Request, status: number): 'error' | 'warn' | '
   return isInternalTraffic(req) ? 'debug' : 'info';
 }
 
+/** Where a request's child logger is kept once made (see `installRequestLog`). */
+const REQUEST_LOG = Symbol('request log');
+
+/**
+ * `req.log`: the service's logger with the request id, made on first use. An
+ * accessor on the app's request prototype, defined once: defining a property on
+ * each request instead turned every request object into a slow dictionary
+ * (about 20 µs a request, half the work of the whole pipeline).
+ */
+function installRequestLog(app: Express, logger: Logger): void {
+  type WithLog = express.Request & { [REQUEST_LOG]?: Logger };
+  Object.defineProperty(app.request, 'log', {
+    configurable: true,
+    enumerable: false,
+    get(this: WithLog): Logger {
+      return (this[REQUEST_LOG] ??= logger.child({ requestId: this.id }));
+    },
+    set(this: WithLog, value: Logger) {
+      this[REQUEST_LOG] = value;
+    },
+  });
+}
+
 /**
  * One line per request: who, what, outcome, time. No headers, no bodies.
- * Nothing is built for a line the level drops, and `req.log` (a child logger
- * carrying the request id) is only made when a handler uses it.
+ * Nothing is built for a line the level drops.
  */
 function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string, traceId: string, metrics?: Metrics): void {
   const started = Date.now();
   const t0 = metrics ? performance.now() : 0;
-  let child: Logger | undefined;
-  Object.defineProperty(req, 'log', {
-    configurable: true,
-    enumerable: false,
-    get: () => (child ??= logger.child({ requestId })),
-    set: (value: Logger) => {
-      child = value;
-    },
-  });
   res.once('close', () => {
     const status = res.statusCode;
     metrics?.requests.observe({ method: req.method, route: routeOf(req), status }, (performance.now() - t0) / 1000);
@@ -136,6 +149,7 @@ export function createApp(opts: HttpAppOptions): Express {
   app.set('trust proxy', opts.trustProxy ?? false);
   // Plain key=value query strings: no nested objects from `a[b]=c` reaching validation.
   app.set('query parser', 'simple');
+  installRequestLog(app, opts.logger);
   app.use(requestPipeline(opts));
   installNegotiation(app);
   return app;

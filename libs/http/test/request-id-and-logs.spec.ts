@@ -9,6 +9,11 @@ function routes(app: Express): void {
     req.log.info('inside the handler');
     res.json({ id: req.id, header: req.headers['x-request-id'] });
   });
+  // Whether the request object got a property of its own (a per-request accessor makes it a slow dictionary).
+  app.get('/log-shape', (req, res) => {
+    const first = req.log;
+    res.json({ own: Object.prototype.hasOwnProperty.call(req, 'log'), same: req.log === first });
+  });
   // A careless handler: logs headers and body wholesale.
   app.post('/careless', (req, res) => {
     req.log.info({ headers: req.headers, body: req.body }, 'careless');
@@ -73,6 +78,10 @@ describe('request logging', () => {
   it('puts the request id on lines logged by handlers through req.log', async () => {
     await fetch(`${t.url}/id`, { headers: { 'x-request-id': 'log-2' } });
     await t.logs.waitFor((l) => l['requestId'] === 'log-2' && l['msg'] === 'inside the handler');
+  });
+
+  it('makes req.log once per request, on first use, without a property of its own on the request', async () => {
+    expect(await (await fetch(`${t.url}/log-shape`)).json()).toEqual({ own: false, same: true });
   });
 
   it.each([

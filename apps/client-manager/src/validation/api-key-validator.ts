@@ -1,4 +1,4 @@
-import { apiKeyLookupHash, isWellFormedApiKey } from '@ocg/auth';
+import { API_KEY_LENGTH, apiKeyLookupHash, isWellFormedApiKey } from '@ocg/auth';
 import type { UserRecord } from '@ocg/contracts';
 import type { ApiKeyRepository } from '../api-keys/api-key.repository';
 import type { ApiKeyCache, CachedKey } from './api-key-cache';
@@ -35,11 +35,14 @@ export class ApiKeyValidator {
   ) {}
 
   async check(text: string): Promise<KeyCheck> {
-    // Garbage never reaches Redis or Postgres: the checksum rejects it offline.
-    if (!isWellFormedApiKey(text)) return { ok: false, reason: 'malformed' };
+    if (typeof text !== 'string' || text.length !== API_KEY_LENGTH) return { ok: false, reason: 'malformed' };
     const hash = apiKeyLookupHash(text);
+    // A remembered key was well formed when it was remembered (its SHA-256 names it): the offline check
+    // (a checksum and a base58 decoding, most of a warm validation's work) is skipped for it.
     const remembered = this.memory?.get(hash);
     if (remembered && !this.expired(remembered)) return this.active(remembered);
+    // Garbage never reaches Redis or Postgres: the checksum rejects it offline.
+    if (!isWellFormedApiKey(text)) return { ok: false, reason: 'malformed' };
     const memoryGeneration = this.memory?.generation ?? 0;
     const { entry: cached, generation } = await this.cache.read(hash);
     const entry = cached ?? (await this.load(hash));

@@ -43,6 +43,8 @@ async function nodeIngress(believes: boolean): Promise<{ port: number; close(): 
     const body: Echo = { host: req.headers.host ?? '', proxied: headers.get(req.socket) ?? null, forwardedFor: req.headers['x-forwarded-for'] as string | undefined };
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
   });
+  // Idle connections stay open: only the gateway closes them.
+  server.keepAliveTimeout = 0;
   const listener = net.createServer((socket) =>
     readProxyHeader(socket, 5000, (header) => {
       if (header) headers.set(socket, header);

@@ -116,6 +116,14 @@ describe('node ingress: piped connections', () => {
     expect(seen).toHaveLength(0);
   });
 
+  it('refuses a WebSocket upgrade for another host on a piped connection with 421', async () => {
+    const node = await nodeIngress('127.0.0.1/32');
+    const upgrade = 'Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n';
+    const answers = await onConnection(node.port, header(HOST), [`${OTHER.toLowerCase()}.nodes.example.test`], upgrade);
+    expect(answers.map((a) => (a === 'closed' ? a : a.status))).toEqual([421]);
+    expect(seen).toHaveLength(0);
+  });
+
   it('refuses a PROXY header from a peer it does not believe: no job sees the stated client', async () => {
     const node = await nodeIngress('10.99.0.0/16');
     const answers = await onConnection(node.port, header(HOST), [HOST]);

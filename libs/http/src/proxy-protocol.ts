@@ -23,21 +23,29 @@ export interface ProxyHeader {
 
 const bare = (address: string): string => address.replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
+/** 16 bytes of an IPv6 address; an IPv4 one as IPv4-mapped (`::ffff:a.b.c.d`). */
 function ipv6Bytes(address: string): Buffer {
-  const [head, tail = ''] = address.includes('::') ? address.split('::') : [address, undefined];
+  const out = Buffer.alloc(16);
+  if (net.isIPv4(address)) {
+    out.writeUInt16BE(0xffff, 10);
+    Buffer.from(address.split('.').map(Number)).copy(out, 12);
+    return out;
+  }
+  const [head, tail] = address.split('::');
   const words = (part: string | undefined) => (part ? part.split(':') : []);
   const left = words(head);
-  const right = address.includes('::') ? words(tail) : [];
-  const groups = [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
-  const out = Buffer.alloc(16);
+  const right = words(tail);
+  const groups = tail === undefined ? left : [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right];
   groups.forEach((g, i) => out.writeUInt16BE(parseInt(g, 16), i * 2));
   return out;
 }
 
+/** An IPv6 address's text; an IPv4-mapped one as IPv4. */
 function ipv6Text(bytes: Buffer): string {
+  if (bytes.subarray(0, 10).every((b) => b === 0) && bytes.readUInt16BE(10) === 0xffff) return [...bytes.subarray(12)].join('.');
   const groups: string[] = [];
   for (let i = 0; i < 16; i += 2) groups.push(bytes.readUInt16BE(i).toString(16));
-  return groups.join(':');
+  return new URL(`http://[${groups.join(':')}]/`).hostname.replace(/^\[|\]$/g, '');
 }
 
 /** The header a proxy writes first on the connection it opens for `client` (the client's socket; `authority`: its SNI name). */
@@ -46,7 +54,7 @@ export function proxyV2Header(client: { address: string; port: number }, server:
   const v4 = net.isIPv4(src) && net.isIPv4(dst);
   const addresses = v4
     ? Buffer.concat([Buffer.from(src.split('.').map(Number)), Buffer.from(dst.split('.').map(Number)), Buffer.alloc(4)])
-    : Buffer.concat([ipv6Bytes(net.isIPv4(src) ? `::ffff:${src}` : src), ipv6Bytes(net.isIPv4(dst) ? `::ffff:${dst}` : dst), Buffer.alloc(4)]);
+    : Buffer.concat([ipv6Bytes(src), ipv6Bytes(dst), Buffer.alloc(4)]);
   addresses.writeUInt16BE(client.port, addresses.length - 4);
   addresses.writeUInt16BE(server.port, addresses.length - 2);
   const name = Buffer.from(authority, 'utf8');
@@ -80,7 +88,7 @@ export function parseProxyV2(data: Buffer): { header: ProxyHeader; length: numbe
   const size = family === 0x11 ? 12 : family === 0x21 ? 36 : 0;
   if (!size || length < 16 + size) return new Error('not a TCP address in the PROXY header');
   const body = data.subarray(16, length);
-  const client = family === 0x11 ? [...body.subarray(0, 4)].join('.') : bare(ipv6Text(body.subarray(0, 16)));
+  const client = family === 0x11 ? [...body.subarray(0, 4)].join('.') : ipv6Text(body.subarray(0, 16));
   const clientPort = body.readUInt16BE(family === 0x11 ? 8 : 32);
   let authority = '';
   for (let at = size; at + 3 <= body.length; ) {
@@ -90,10 +98,8 @@ export function parseProxyV2(data: Buffer): { header: ProxyHeader; length: numbe
     if (type === PP2_TYPE_AUTHORITY) authority = body.subarray(at + 3, at + 3 + len).toString('utf8');
     at += 3 + len;
   }
-  return { header: { client: net.isIPv4(client) ? client : ipv6Compact(client), clientPort, authority }, length };
+  return { header: { client, clientPort, authority }, length };
 }
-
-const ipv6Compact = (address: string): string => (net.isIPv6(address) ? new URL(`http://[${address}]/`).hostname.replace(/^\[|\]$/g, '') : address);
 
 /**
  * Reads the header at the start of a connection, then gives the socket to

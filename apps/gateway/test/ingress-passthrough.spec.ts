@@ -26,6 +26,7 @@ const TOKEN = 'internal-token-for-passthrough-tests';
 const DOMAIN = 'nodes.example.test';
 const JOB = 'Fh3kX9aBcDeF';
 const DOUBTED = 'Gq4mY8bCdEfG';
+const VANISHING = 'Hr5nZ7cDeFgH';
 const HOST = `${JOB.toLowerCase()}.${DOMAIN}`;
 
 interface Echo {
@@ -45,8 +46,9 @@ async function nodeIngress(believes: boolean): Promise<{ port: number; close(): 
   });
   // Idle connections stay open: only the gateway closes them.
   server.keepAliveTimeout = 0;
+  const sockets = new Set<net.Socket>();
   const listener = net.createServer((socket) =>
-    readProxyHeader(socket, 5000, (header) => {
+    readProxyHeader(sockets.add(socket) && socket, 5000, (header) => {
       if (header) headers.set(socket, header);
       server.emit('connection', socket);
       socket.resume();
@@ -56,8 +58,8 @@ async function nodeIngress(believes: boolean): Promise<{ port: number; close(): 
   return {
     port: (listener.address() as net.AddressInfo).port,
     close: () => {
-      server.closeAllConnections();
       listener.close();
+      for (const socket of sockets) socket.destroy();
     },
   };
 }
@@ -88,16 +90,19 @@ describe('gateway ingress: piped TLS connections', () => {
     dir = mkdtempSync(join(tmpdir(), 'ocg-passthrough-'));
     const files = await ensureLocalTls({ dir, dnsNames: ['localhost', `*.${DOMAIN}`], ips: ['127.0.0.1'] });
     ca = readFileSync(files.caCertFile);
-    nodes = [await nodeIngress(true), await nodeIngress(false)];
+    nodes = [await nodeIngress(true), await nodeIngress(false), await nodeIngress(true)];
+    const names = ['believing', 'doubting', 'vanishing'];
     const routes: Record<string, { job: string; status: string; node: string }> = {
       [JOB.toLowerCase()]: { job: JOB, status: 'RUNNING', node: 'believing' },
       [DOUBTED.toLowerCase()]: { job: DOUBTED, status: 'RUNNING', node: 'doubting' },
+      [VANISHING.toLowerCase()]: { job: VANISHING, status: 'RUNNING', node: 'vanishing' },
     };
     cp = await listen(
       (req, res) => {
         const [, , kind, key] = (req.url ?? '').split('/');
         const id = decodeURIComponent(key ?? '').toLowerCase();
-        const body = kind === 'jobs' ? routes[id] : id === 'believing' || id === 'doubting' ? { address: id, ingressUrl: `http://127.0.0.1:${nodes[id === 'believing' ? 0 : 1].port}` } : undefined;
+        const node = names.indexOf(id);
+        const body = kind === 'jobs' ? routes[id] : node !== -1 ? { address: id, ingressUrl: `http://127.0.0.1:${nodes[node].port}` } : undefined;
         if (!body || req.headers['x-ocg-internal-token'] !== TOKEN) return void res.writeHead(404).end();
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
       },
@@ -135,6 +140,16 @@ describe('gateway ingress: piped TLS connections', () => {
     await get(doubted, doubted);
     await new Promise((r) => setTimeout(r, 200)); // the probe's answer is in
     expect(JSON.parse((await get(doubted, doubted)).body)).toMatchObject({ host: doubted, proxied: null });
+  });
+
+  it('serves a connection on the HTTP path when its node cannot be reached for piping', async () => {
+    const host = `${VANISHING.toLowerCase()}.${DOMAIN}`;
+    await waitFor(async () => (JSON.parse((await get(host, host)).body) as Echo).proxied ?? undefined, { timeoutMs: 5000, intervalMs: 20, what: 'a piped connection' });
+    nodes[2].close();
+    // Known route, node believed a moment ago: the connection is made, refused, and the HTTPS server answers.
+    const answer = await get(host, host);
+    expect(answer.status).toBe(503);
+    expect(answer.body).toContain('not answering');
   });
 
   it("closes a job's piped connections as soon as its route changes", async () => {

@@ -50,6 +50,8 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
   const probes = new LRUCache<string, { believed: boolean; at: number }>({ max: 10_000 });
   const probing = new Set<string>();
   const piped = new Map<string, Set<net.Socket>>();
+  // Closed (shutting down): handshakes finishing meanwhile go to the HTTP server, which drains its connections.
+  let closed = false;
 
   const probe = (url: URL): void => {
     const origin = url.origin;
@@ -93,6 +95,11 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
     upstream.once('connect', () => {
       connected = true;
       if (socket.destroyed) return void upstream.destroy();
+      if (closed) {
+        upstream.destroy();
+        return http();
+      }
+      upstream.once('close', () => socket.destroy());
       track(job, socket);
       track(job, upstream);
       upstream.write(proxyV2Header({ address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 }, { address: socket.localAddress ?? '', port: socket.localPort ?? 0 }, servername));
@@ -106,7 +113,6 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       probes.delete(url.origin);
       http();
     });
-    upstream.once('close', () => socket.destroy());
     socket.once('close', () => upstream.destroy());
     socket.on('error', () => upstream.destroy());
   };
@@ -116,13 +122,14 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       const servername = typeof socket.servername === 'string' ? socket.servername.toLowerCase() : '';
       const target = servername && !inList(opts.trustedProxies, socket.remoteAddress ?? '') ? opts.route(servername) : undefined;
       const url = target?.kind === 'job' ? opts.url(target.ingressUrl) : undefined;
-      if (target?.kind !== 'job' || url?.protocol !== 'http:' || !believed(url)) return http();
+      if (closed || target?.kind !== 'job' || url?.protocol !== 'http:' || !believed(url)) return http();
       pipe(socket, servername, target.job.toLowerCase(), url, http);
     },
     routeChanged(job) {
       for (const socket of piped.get(job.toLowerCase()) ?? []) socket.destroy();
     },
     close() {
+      closed = true;
       for (const set of piped.values()) for (const socket of set) socket.destroy();
       piped.clear();
     },

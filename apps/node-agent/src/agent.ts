@@ -10,6 +10,7 @@ import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
 import type { ResourceItem } from '@ocg/job-definition';
 import { resourceStage } from './resources';
+import { WarmSet } from './resources/warm';
 import type { JobSource, Reporter } from './seam';
 
 export interface AgentParts {
@@ -21,6 +22,8 @@ export interface AgentParts {
   onListening?: (urls: { api: string; ingress: string }) => void;
   /** Records the node API's requests (OTEL_* settings). */
   tracing?: Tracing;
+  /** Hands the market's list of resources to keep warm to `listener`, now if known and whenever it changes. */
+  warmResources?: (listener: (items: object[]) => void) => void;
 }
 
 /**
@@ -34,6 +37,8 @@ export class NodeAgent {
     readonly api: RunningServer,
     readonly ingress: RunningServer,
     readonly adopted: string[],
+    /** The resources kept warm; undefined when the node has no resource cache. */
+    readonly warm: WarmSet | undefined,
     private readonly parts: { source: JobSource; proxy: Ingress; metrics?: RunningServer },
   ) {}
 
@@ -81,7 +86,11 @@ export class NodeAgent {
     const adopted = await executor.start();
     // Adopted jobs hold what they mount before anything (the warm set's downloads) may evict.
     await resources?.holdMounted(docker, config.NODE_ID);
-    if (resources && config.RESOURCE_KEEP.length > 0) void resources.keep(config.RESOURCE_KEEP as ResourceItem[], resources.closing);
+    const warm = resources && new WarmSet(resources, config.RESOURCE_KEEP as ResourceItem[], logger);
+    if (warm) {
+      void warm.sync();
+      parts.warmResources?.((items) => warm.setMarket(items));
+    }
     const app = buildNodeApi({
       executor,
       docker,
@@ -108,7 +117,7 @@ export class NodeAgent {
       throw err;
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
-    return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy, metrics: metricsServer });
+    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, metrics: metricsServer });
   }
 
   /**

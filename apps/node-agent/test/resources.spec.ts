@@ -229,6 +229,34 @@ it('fetches the resources the node keeps warm at start, and jobs use them from t
   expect(served).toBe(0);
 });
 
+it("keeps its market's resources warm with no job, shows one that fails, and lets one the market drops be evicted again", async () => {
+  const admin = client();
+  await admin.send(new CreateBucketCommand({ Bucket: 'warm' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'warm', Key: 'w.txt', Body: 'warm-bytes' }));
+  const warm = t.agent.warm!;
+  const cache = warm.stage.cache;
+  const item = { type: 'S3', url: `${url}/warm/w.txt`, target: '/w' };
+  served = 0;
+  warm.setMarket([item, { type: 'S3', url: `${url}/warm/missing.txt`, target: '/m' }]);
+  await warm.sync();
+  expect(served).toBe('warm-bytes'.length);
+  expect(warm.status().map((s) => [s.resource, s.state])).toEqual([
+    [`s3 ${url}/second/tokenizer.json`, 'ready'],
+    [`s3 ${url}/warm/w.txt`, 'ready'],
+    [`s3 ${url}/warm/missing.txt`, 'failed'],
+  ]);
+  expect(warm.status()[2].error).toMatch(/missing\.txt: (no objects|not found)/);
+  const entry = cache.list().find((e) => e.label.includes('/warm/w.txt'))!;
+  const kept = cache.list().find((e) => e.label.includes('/second/tokenizer.json'))!;
+  expect([cache.isPinned(entry.id), cache.isPinned(kept.id)]).toEqual([true, true]);
+
+  warm.setMarket([]);
+  await warm.sync();
+  expect(warm.status().map((s) => s.resource)).toEqual([`s3 ${url}/second/tokenizer.json`]);
+  // Evictable again, not removed: the node's own RESOURCE_KEEP stays pinned.
+  expect([cache.isPinned(entry.id), cache.has(entry.id), cache.isPinned(kept.id)]).toEqual([false, true, true]);
+});
+
 it('fails the op with a timeout when the server stops answering', async () => {
   const { summary } = await run(reader('slow', 'echo never', withUrl([{ type: 'S3', url: 'URL/models', target: '/x' }], stallUrl)));
   expect(summary.state).toBe('failed');

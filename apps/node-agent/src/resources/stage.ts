@@ -139,17 +139,20 @@ export class ResourceStage {
     this.closer.abort();
   }
 
-  /** Fetches resources the node keeps warm (RESOURCE_KEEP) and pins them: never evicted. A failure is logged, not fatal. */
-  async keep(items: ResourceItem[], signal: AbortSignal): Promise<void> {
-    for (const item of items) {
-      try {
-        const { ids } = await this.prepare(KEEP, 'keep', [item], signal, () => undefined);
-        for (const id of ids) this.cache.pin(id);
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'a resource to keep warm could not be fetched');
-      }
+  /**
+   * Fetches one resource the node keeps warm and pins its cache entries (never evicted until unpinned); answers their
+   * ids. Called for one resource at a time (WarmSet): the holds it takes while fetching are released at its end.
+   */
+  async warm(item: ResourceItem, signal: AbortSignal): Promise<string[]> {
+    try {
+      const prepared = await this.prepare(KEEP, 'keep', [item], signal, () => undefined);
+      for (const id of prepared.ids) this.cache.pin(id);
+      await prepared.finish(); // an allowWrite copy is not wanted here
+      return prepared.ids;
+    } finally {
+      this.jobBytes.delete(KEEP);
+      this.cache.release(KEEP);
     }
-    this.jobBytes.delete(KEEP);
   }
 
   /**

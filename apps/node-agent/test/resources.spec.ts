@@ -168,13 +168,15 @@ it('downloads a resource once for two jobs that want it at the same time', async
   expect(served).toBe('concurrent'.length);
 });
 
-it('gives allowWrite a private copy and uploads what the op changed at its end', async () => {
+it('gives allowWrite a private copy and uploads what the op changed at its end, deleting what it deleted', async () => {
+  await client().send(new PutObjectCommand({ Bucket: 'out', Key: 'sub/gone.txt', Body: 'to delete' }));
   const resources = withUrl([{ type: 'S3', url: 'URL/out', target: '/rw', allowWrite: true, IAM: KEY }], url);
-  const { summary } = await run(reader('write', 'echo changed > /rw/keep.txt; echo new > /rw/made.txt', resources));
+  const { summary } = await run(reader('write', 'echo changed > /rw/keep.txt; echo new > /rw/made.txt; rm /rw/sub/gone.txt', resources));
   expect(summary.state).toBe('completed');
   const text = async (Key: string) => (await client().send(new GetObjectCommand({ Bucket: 'out', Key }))).Body!.transformToString();
   expect(await text('made.txt')).toBe('new\n');
   expect(await text('keep.txt')).toBe('changed\n');
+  await expect(text('sub/gone.txt')).rejects.toThrow(/key does not exist/i);
   // The upload changed the listing: a later job gets a new entry with the op's files.
   const { job } = await run(reader('read-back', 'cat /r/made.txt', withUrl([{ type: 'S3', url: 'URL/out', target: '/r' }], url)));
   expect(stdout(job, 'read-back')).toEqual(['new']);

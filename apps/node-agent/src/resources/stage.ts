@@ -4,7 +4,7 @@
  * becomes a bind mount (read-only; a private copy when `allowWrite`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { cp, readdir, rm, stat } from 'node:fs/promises';
+import { cp, lstat, readdir, rm, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
@@ -220,17 +220,18 @@ export class ResourceStage {
     this.jobBytes.set(job, sum);
   }
 
-  /** Uploads what the op changed in its writable copies (new or different files), then removes the copies. */
+  /** Uploads what the op changed in its writable copies (new or different files), deletes what it deleted, then removes the copies. */
   private async finish(copies: Copy[]): Promise<void> {
     for (const copy of copies) {
       try {
-        const upload = (copy.source as Partial<S3Source>).upload?.bind(copy.source);
-        if (!upload) continue;
+        const source = copy.source as Partial<S3Source>;
+        if (!source.upload || !source.remove) continue;
         for (const rel of await changedFiles(copy.dir, copy.entry)) {
           const file = path.join(copy.dir, ...rel.split('/'));
           const { size } = await stat(file);
-          await upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
+          await source.upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
         }
+        for (const rel of await deletedFiles(copy.dir, copy.entry)) await source.remove(rel, AbortSignal.timeout(60_000));
       } finally {
         await rm(copy.dir, { recursive: true, force: true });
       }
@@ -266,11 +267,25 @@ function firstFailure(err: unknown, signal: AbortSignal): Error {
 /** Files of `copy` that are new or differ in size or content from `entry`, as '/'-separated paths. */
 async function changedFiles(copy: string, entry: string): Promise<string[]> {
   const out: string[] = [];
+  for (const name of await filesUnder(copy)) if (!(await sameFile(path.join(copy, name), path.join(entry, name)))) out.push(name);
+  return out;
+}
+
+/** Files of `entry` that `copy` no longer has (the op deleted them). */
+async function deletedFiles(copy: string, entry: string): Promise<string[]> {
+  const out: string[] = [];
+  for (const name of await filesUnder(entry)) if (!(await lstat(path.join(copy, name)).catch(() => undefined))) out.push(name);
+  return out;
+}
+
+/** Regular files under `dir`, as '/'-separated paths relative to it. */
+async function filesUnder(dir: string): Promise<string[]> {
+  const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
-    for (const d of await readdir(path.join(copy, rel), { withFileTypes: true })) {
+    for (const d of await readdir(path.join(dir, rel), { withFileTypes: true })) {
       const name = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) await walk(name);
-      else if (d.isFile() && !(await sameFile(path.join(copy, name), path.join(entry, name)))) out.push(name);
+      else if (d.isFile()) out.push(name);
     }
   };
   await walk('');

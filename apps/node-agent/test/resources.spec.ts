@@ -5,7 +5,7 @@
  * allowWrite, and a failure of each kind.
  */
 import http from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -263,4 +263,24 @@ it('fails the op with a timeout when the server stops answering', async () => {
   const { summary } = await run(reader('slow', 'echo never', withUrl([{ type: 'S3', url: 'URL/models', target: '/x' }], stallUrl)));
   expect(summary.state).toBe('failed');
   expect(summary.ops[0].reason).toMatch(/s3 127\.0\.0\.1:\d+\/models: timed out/);
+});
+
+it("writes an adopted op's writable copy back at its end after an agent restart", async () => {
+  const admin = client();
+  await admin.send(new CreateBucketCommand({ Bucket: 'adopt' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'adopt', Key: 'del.txt', Body: 'to delete' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'adopt', Key: 'same.txt', Body: 'unchanged' }));
+  const script = 'while [ ! -e /rw/go ]; do sleep 0.1; done; echo late > /rw/late.txt; rm /rw/del.txt';
+  const { job } = await t.submit(reader('adopted', script, withUrl([{ type: 'S3', url: 'URL/adopt', target: '/rw', allowWrite: true, IAM: KEY }], url)));
+  await t.waitOp(job, 'adopted', 'running');
+  await t.close(); // as if killed
+  t = await startTestAgent(node, { RESOURCE_CACHE_DIR: cacheDir, ...RESOURCE_TEST_ENV });
+  expect(t.agent.adopted).toEqual([job]);
+  const [copy] = await readdir(path.join(cacheDir, 'work'));
+  await writeFile(path.join(cacheDir, 'work', copy, 'go'), '');
+  expect((await t.waitEnded(job)).state).toBe('completed');
+  const text = async (Key: string) => (await client().send(new GetObjectCommand({ Bucket: 'adopt', Key }))).Body!.transformToString();
+  expect(await text('late.txt')).toBe('late\n');
+  await expect(text('del.txt')).rejects.toThrow(/key does not exist/i);
+  expect(await readdir(path.join(cacheDir, 'work'))).toEqual([]);
 });

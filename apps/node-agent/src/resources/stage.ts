@@ -18,7 +18,7 @@ import { cacheId, type ResourceCache } from './cache';
 import { downloadAll, type DownloadSettings } from './download';
 import { guardedFetch, type ResourcePolicy } from './network';
 import { OLLAMA_MODELS_PATH } from './ollama';
-import type { S3Source } from './s3';
+import type { S3File, S3Source } from './s3';
 import { ResourceError, type ResourceSource, type SourceContext } from './source';
 import { sourceFor, type SourceSettings } from './sources';
 
@@ -50,7 +50,8 @@ export interface Prepared {
 const KEEP = 'node:keep';
 
 type Shown = NodeResourceProgress & { id?: string };
-type Copy = { dir: string; source: ResourceSource; entry: string };
+/** A writable copy and what it started as: the cache entry it was copied from, or (adopted after a restart) the source's listing. */
+type Copy = { dir: string; source: ResourceSource; entry: string } | { dir: string; source: ResourceSource; listed: S3File[] };
 
 export class ResourceStage {
   private readonly pool: Pool;
@@ -168,6 +169,27 @@ export class ResourceStage {
     }
   }
 
+  /**
+   * After a restart: what the op's end must do with the writable copies of an
+   * adopted op (its bind mounts under `work/`), the closure that did it being
+   * gone with the old agent. The entry a copy came from may have been evicted
+   * since, so the copy is compared with the source's listing (size, and the
+   * MD5 when the ETag is one; a file of the same size without one is uploaded).
+   */
+  async adoptCopies(items: ResourceItem[], mounts: Array<{ Source?: string; Destination?: string }>, signal: AbortSignal): Promise<Prepared['finish'] | undefined> {
+    const work = path.dirname(this.cache.workDir('x')) + path.sep;
+    const copies: Copy[] = [];
+    for (const resource of remoteResources(items)) {
+      if (!('allowWrite' in resource && resource.allowWrite)) continue;
+      const mount = mounts.find((m) => m.Destination === targetOf(resource) && m.Source?.startsWith(work));
+      if (!mount?.Source) continue;
+      const source = sourceFor(resource, this.ctx, this.settings);
+      const { files } = await source.resolve(signal);
+      copies.push({ dir: mount.Source, source, listed: files as S3File[] });
+    }
+    return copies.length > 0 ? () => this.finish(copies) : undefined;
+  }
+
   /** The job ended: its entries may be evicted again. */
   release(job: string): void {
     this.jobBytes.delete(job);
@@ -226,12 +248,12 @@ export class ResourceStage {
       try {
         const source = copy.source as Partial<S3Source>;
         if (!source.upload || !source.remove) continue;
-        for (const rel of await changedFiles(copy.dir, copy.entry)) {
+        for (const rel of await changedFiles(copy)) {
           const file = path.join(copy.dir, ...rel.split('/'));
           const { size } = await stat(file);
           await source.upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
         }
-        for (const rel of await deletedFiles(copy.dir, copy.entry)) await source.remove(rel, AbortSignal.timeout(60_000));
+        for (const rel of await deletedFiles(copy)) await source.remove(rel, AbortSignal.timeout(60_000));
       } finally {
         await rm(copy.dir, { recursive: true, force: true });
       }
@@ -264,18 +286,28 @@ function firstFailure(err: unknown, signal: AbortSignal): Error {
   return new ResourceError('unavailable', (err as Error).message);
 }
 
-/** Files of `copy` that are new or differ in size or content from `entry`, as '/'-separated paths. */
-async function changedFiles(copy: string, entry: string): Promise<string[]> {
+/** Files of the copy that are new or differ in size or content from what it started as, as '/'-separated paths. */
+async function changedFiles(copy: Copy): Promise<string[]> {
   const out: string[] = [];
-  for (const name of await filesUnder(copy)) if (!(await sameFile(path.join(copy, name), path.join(entry, name)))) out.push(name);
+  const listed = 'listed' in copy ? new Map(copy.listed.map((f) => [f.path, f])) : undefined;
+  const same = (file: string, name: string): Promise<boolean> =>
+    'entry' in copy ? sameFile(file, path.join(copy.entry, name)) : matchesListing(file, listed?.get(name));
+  for (const name of await filesUnder(copy.dir)) if (!(await same(path.join(copy.dir, name), name))) out.push(name);
   return out;
 }
 
-/** Files of `entry` that `copy` no longer has (the op deleted them). */
-async function deletedFiles(copy: string, entry: string): Promise<string[]> {
+/** Files the copy started with and no longer has (the op deleted them). */
+async function deletedFiles(copy: Copy): Promise<string[]> {
   const out: string[] = [];
-  for (const name of await filesUnder(entry)) if (!(await lstat(path.join(copy, name)).catch(() => undefined))) out.push(name);
+  const started = 'listed' in copy ? copy.listed.map((f) => f.path) : await filesUnder(copy.entry);
+  for (const name of started) if (!(await lstat(path.join(copy.dir, ...name.split('/'))).catch(() => undefined))) out.push(name);
   return out;
+}
+
+async function matchesListing(file: string, listed: S3File | undefined): Promise<boolean> {
+  if (!listed || listed.size === undefined || listed.md5 === undefined) return false;
+  if ((await stat(file)).size !== listed.size) return false;
+  return (await digest(file, 'md5')) === listed.md5;
 }
 
 /** Regular files under `dir`, as '/'-separated paths relative to it. */
@@ -300,8 +332,8 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   return ha === hb;
 }
 
-async function digest(file: string): Promise<string> {
-  const h = createHash('sha256');
+async function digest(file: string, algorithm = 'sha256'): Promise<string> {
+  const h = createHash(algorithm);
   for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
   return h.digest('hex');
 }

@@ -88,6 +88,11 @@ export class NodeAgent {
     await resources?.holdMounted(docker, config.NODE_ID);
     const warm = resources && new WarmSet(resources, config.RESOURCE_KEEP as ResourceItem[], logger);
     if (warm) {
+      metrics?.gauge('ocg_node_warm_resources', "Resources the node keeps warm (RESOURCE_KEEP and its market's), by state: ready, fetching, failed", ['state'], (gauge) => {
+        gauge.reset();
+        for (const state of ['ready', 'fetching', 'failed']) gauge.set({ state }, 0);
+        for (const s of warm.status()) gauge.inc({ state: s.state });
+      });
       void warm.sync();
       parts.warmResources?.((items) => warm.setMarket(items));
     }

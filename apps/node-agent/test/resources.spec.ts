@@ -82,6 +82,7 @@ beforeAll(async () => {
     RESOURCE_CACHE_DIR: cacheDir,
     ...RESOURCE_TEST_ENV,
     RESOURCE_KEEP: JSON.stringify([{ type: 'S3', url: `${url}/second/tokenizer.json`, target: '/unused' }]),
+    METRICS_PORT: '0',
   });
   // The warm set downloads at start: done before any test counts bytes.
   await waitFor(async () => (await readFile(path.join(cacheDir, 'index.json'), 'utf8')).includes('second/tokenizer.json'), 'the kept resource in the cache');
@@ -248,6 +249,9 @@ it("keeps its market's resources warm with no job, shows one that fails, and let
     [`s3 ${url}/warm/missing.txt`, 'failed'],
   ]);
   expect(warm.status()[2].error).toMatch(/missing\.txt: (no objects|not found)/);
+  const { body } = await t.agent.executor.metrics!.metrics.exposition();
+  expect(body).toContain('ocg_node_warm_resources{state="ready"} 2');
+  expect(body).toContain('ocg_node_warm_resources{state="failed"} 1');
   const entry = cache.list().find((e) => e.label.includes('/warm/w.txt'))!;
   const kept = cache.list().find((e) => e.label.includes('/second/tokenizer.json'))!;
   expect([cache.isPinned(entry.id), cache.isPinned(kept.id)]).toEqual([true, true]);

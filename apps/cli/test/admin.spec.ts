@@ -151,6 +151,21 @@ describe('admin markets limits and join tokens, admin nodes', () => {
     await expect(withAdmin('markets', 'limits', 'Limits', '--cpus-per-container', 'lots')).rejects.toThrow('--cpus-per-container must be a number of CPUs');
   });
 
+  it("lists, adds and removes the resources a market's nodes keep warm", async () => {
+    await withAdmin('markets', 'create', '--name', 'Warm', '--price-per-second', '1');
+    expect(await withAdmin('markets', 'warm', 'Warm')).toBe('market Warm keeps no resources warm\n');
+    const file = join(mkdtempSync(join(tmpdir(), 'warm-')), 'warm.json');
+    writeFileSync(file, JSON.stringify([{ type: 'HF', repo: 'org/model', target: '/m' }, { type: 'S3', url: 'https://s3.example.net/b', target: '/b' }]));
+    await withAdmin('markets', 'warm', 'Warm', '--add', '{"type":"Ollama","model":"tiny:1b"}', '--add', file);
+    const lines = (await withAdmin('markets', 'warm', 'Warm', '--remove', '2')).trim().split('\n');
+    expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([
+      ['1', 'ollama tiny:1b', '(default)'],
+      ['2', 's3 https://s3.example.net/b', '/b'],
+    ]);
+    await expect(withAdmin('markets', 'warm', 'Warm', '--add', '{"type":"HF","target":"/m"}')).rejects.toThrow(/\(400\).*\n {2}\/warmResources\/2/);
+    expect(JSON.parse(await withAdmin('markets', 'warm', 'Warm', '--clear', '--json'))).toEqual([]);
+  });
+
   it("rotates a join token, optionally revoking the market's nodes", async () => {
     await withAdmin('markets', 'create', '--name', 'Rotating', '--price-per-second', '1');
     expect(await withAdmin('markets', 'rotate-join-token', 'Rotating', '--revoke-nodes')).toMatch(

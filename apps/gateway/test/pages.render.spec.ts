@@ -15,6 +15,7 @@ const market: MarketRecord = {
   maxDurationSeconds: 86400,
   jobLimits: DEFAULT_JOB_LIMITS,
   containerPolicy: DEFAULT_CONTAINER_POLICY,
+  warmResources: [],
   createdAt: '2025-01-01T00:00:00.000Z',
   updatedAt: '2025-01-01T00:00:00.000Z',
 };

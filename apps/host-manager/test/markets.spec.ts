@@ -138,6 +138,45 @@ describe('markets', () => {
       ]);
     });
 
+    describe('warmResources', () => {
+      const hf = { type: 'HF', repo: 'org/model', target: '/models/m', files: ['config.json'] };
+      const s3 = { type: 'S3', url: 'https://s3.example.net/weights', bucket: 'base', target: '/w' };
+
+      it('replaces the list of resources the market keeps warm, shown by GET, and empties it', async () => {
+        const market = await hm.createMarket({ name: 'Warm' });
+        expect(market.warmResources).toEqual([]);
+        const set = await hm.call('POST', `/markets/${market.address}/update`, { body: { warmResources: [hf, s3, { type: 'Ollama', model: 'tiny:1b' }] } });
+        expect(set.status).toBe(200);
+        expect(set.body.warmResources).toEqual([hf, s3, { type: 'Ollama', model: 'tiny:1b' }]);
+        expect((await hm.call('POST', `/markets/${market.address}/update`, { body: { pricePerSecond: 2 } })).body.warmResources).toHaveLength(3);
+        expect((await hm.call('GET', `/markets/${market.address}`, { key: reader })).body.warmResources).toEqual([hf, s3, { type: 'Ollama', model: 'tiny:1b' }]);
+        expect((await hm.call('POST', `/markets/${market.address}/update`, { body: { warmResources: [] } })).body.warmResources).toEqual([]);
+      });
+
+      it('refuses an item the definition schema refuses, credentials, allowWrite and more than 32 items, naming each item', async () => {
+        const market = await hm.createMarket({ name: 'Warm refusals' });
+        const bad = await hm.call('POST', `/markets/${market.address}/update`, {
+          body: {
+            warmResources: [
+              hf,
+              { type: 'HF', target: '/m' },
+              { ...s3, IAM: { REGION: 'r', ACCESS_KEY_ID: 'id', SECRET_ACCESS_KEY: 'secret' } },
+              { ...hf, accessToken: 'hf_secret', allowWrite: true },
+            ],
+          },
+        });
+        expect(bad.status).toBe(400);
+        const paths = bad.body.errors.map((e: { path: string }) => e.path);
+        expect(paths).toEqual(expect.arrayContaining(['/warmResources/1', '/warmResources/2/IAM', '/warmResources/3/accessToken', '/warmResources/3/allowWrite']));
+        expect(paths.every((p: string) => /^\/warmResources\/[123]\b/.test(p))).toBe(true);
+        expect(JSON.stringify(bad.body)).not.toMatch(/hf_secret|"secret"/);
+        const many = await hm.call('POST', `/markets/${market.address}/update`, { body: { warmResources: Array.from({ length: 33 }, () => hf) } });
+        expect(many.status).toBe(400);
+        expect(many.body.errors.map((e: { path: string }) => e.path)).toContain('/warmResources');
+        expect((await hm.call('GET', `/markets/${market.address}`, { key: reader })).body.warmResources).toEqual([]);
+      });
+    });
+
     it('is changed by markets:manage only', async () => {
       const market = await hm.createMarket({ name: 'Guarded' });
       const res = await hm.call('POST', `/markets/${market.address}/update`, { key: reader, body: { jobLimits: { maxOps: 1000 } } });

@@ -169,6 +169,24 @@ describe('nodes', () => {
       expect(Date.parse((await hm.call('GET', `/nodes/${node.address}`, { key: reader })).body.lastSeenAt)).toBeGreaterThan(Date.parse(registered.body.node.lastSeenAt));
     });
 
+    it("carries the market's warm resources at registration, and in a heartbeat only when the node's version is not the current one", async () => {
+      const market = await hm.createMarket();
+      const warm = [{ type: 'Ollama', model: 'tiny:1b' }];
+      await hm.call('POST', `/markets/${market.address}/update`, { body: { warmResources: warm } });
+      const node = new TestNode(hm);
+      const registered = await node.register(market.address, market.joinToken);
+      expect(registered.body.warmResources).toEqual(warm);
+      const version = registered.body.warmResourcesVersion;
+      const same = await node.heartbeat({ warmResourcesVersion: version });
+      expect(same.body.warmResourcesVersion).toBe(version);
+      expect(same.body).not.toHaveProperty('warmResources');
+      expect((await node.heartbeat()).body.warmResources).toEqual(warm);
+      await hm.call('POST', `/markets/${market.address}/update`, { body: { warmResources: [] } });
+      const changed = await node.heartbeat({ warmResourcesVersion: version });
+      expect(changed.body.warmResources).toEqual([]);
+      expect(changed.body.warmResourcesVersion).not.toBe(version);
+    });
+
     it('updates the specs a heartbeat reports, still refusing a GPU market node without GPUs', async () => {
       const node = new TestNode(hm);
       await node.register(gpu.address, gpu.joinToken, gpuSpecs);

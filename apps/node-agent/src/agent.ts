@@ -11,6 +11,7 @@ import { createIngress, type Ingress } from './ingress/server';
 import { acceptProxyHeaders } from './ingress/piped';
 import type { ResourceItem } from '@ocg/job-definition';
 import { resourceStage } from './resources';
+import { WarmSet } from './resources/warm';
 import type { JobSource, Reporter } from './seam';
 
 export interface AgentParts {
@@ -22,6 +23,8 @@ export interface AgentParts {
   onListening?: (urls: { api: string; ingress: string }) => void;
   /** Records the node API's requests (OTEL_* settings). */
   tracing?: Tracing;
+  /** Hands the market's list of resources to keep warm to `listener`, now if known and whenever it changes. */
+  warmResources?: (listener: (items: object[]) => void) => void;
 }
 
 /**
@@ -35,6 +38,8 @@ export class NodeAgent {
     readonly api: RunningServer,
     readonly ingress: RunningServer,
     readonly adopted: string[],
+    /** The resources kept warm; undefined when the node has no resource cache. */
+    readonly warm: WarmSet | undefined,
     private readonly parts: { source: JobSource; proxy: Ingress; metrics?: RunningServer },
   ) {}
 
@@ -82,7 +87,16 @@ export class NodeAgent {
     const adopted = await executor.start();
     // Adopted jobs hold what they mount before anything (the warm set's downloads) may evict.
     await resources?.holdMounted(docker, config.NODE_ID);
-    if (resources && config.RESOURCE_KEEP.length > 0) void resources.keep(config.RESOURCE_KEEP as ResourceItem[], resources.closing);
+    const warm = resources && new WarmSet(resources, config.RESOURCE_KEEP as ResourceItem[], logger);
+    if (warm) {
+      metrics?.gauge('ocg_node_warm_resources', "Resources the node keeps warm (RESOURCE_KEEP and its market's), by state: ready, fetching, failed", ['state'], (gauge) => {
+        gauge.reset();
+        for (const state of ['ready', 'fetching', 'failed']) gauge.set({ state }, 0);
+        for (const s of warm.status()) gauge.inc({ state: s.state });
+      });
+      void warm.sync();
+      parts.warmResources?.((items) => warm.setMarket(items));
+    }
     const app = buildNodeApi({
       executor,
       docker,
@@ -111,7 +125,7 @@ export class NodeAgent {
       throw err;
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
-    return new NodeAgent(executor, api, ingress, adopted, { source: parts.source, proxy, metrics: metricsServer });
+    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, metrics: metricsServer });
   }
 
   /**

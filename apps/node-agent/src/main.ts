@@ -60,7 +60,7 @@ async function runControlPlane(config: ResolvedConfig, identity: NodeIdentity, l
   sealBlobsWith(signer); // no definition (env values, registry credentials) in plain text in Docker labels
   const cp = createControlPlane(agentConfig, signer, logger, tracing);
   const reporter = new FanoutReporter([new LogReporter(logger), cp.reporter]);
-  const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening, tracing });
+  const agent = await NodeAgent.start(agentConfig, logger, { source: cp.source, reporter, onListening: cp.onListening, warmResources: cp.warmResources, tracing });
   cp.reporter.readLogs((job, op) => agent.executor.logs(job, op));
   logger.info({ node: signer.address, nodeId: config.NODE_ID, market: config.MARKET, controlPlane: config.CONTROL_PLANE_URL }, 'node agent in control-plane mode');
   onAgentShutdown(

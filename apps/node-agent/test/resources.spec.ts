@@ -5,7 +5,7 @@
  * allowWrite, and a failure of each kind.
  */
 import http from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -82,6 +82,7 @@ beforeAll(async () => {
     RESOURCE_CACHE_DIR: cacheDir,
     ...RESOURCE_TEST_ENV,
     RESOURCE_KEEP: JSON.stringify([{ type: 'S3', url: `${url}/second/tokenizer.json`, target: '/unused' }]),
+    METRICS_PORT: '0',
   });
   // The warm set downloads at start: done before any test counts bytes.
   await waitFor(async () => (await readFile(path.join(cacheDir, 'index.json'), 'utf8')).includes('second/tokenizer.json'), 'the kept resource in the cache');
@@ -168,13 +169,15 @@ it('downloads a resource once for two jobs that want it at the same time', async
   expect(served).toBe('concurrent'.length);
 });
 
-it('gives allowWrite a private copy and uploads what the op changed at its end', async () => {
+it('gives allowWrite a private copy and uploads what the op changed at its end, deleting what it deleted', async () => {
+  await client().send(new PutObjectCommand({ Bucket: 'out', Key: 'sub/gone.txt', Body: 'to delete' }));
   const resources = withUrl([{ type: 'S3', url: 'URL/out', target: '/rw', allowWrite: true, IAM: KEY }], url);
-  const { summary } = await run(reader('write', 'echo changed > /rw/keep.txt; echo new > /rw/made.txt', resources));
+  const { summary } = await run(reader('write', 'echo changed > /rw/keep.txt; echo new > /rw/made.txt; rm /rw/sub/gone.txt', resources));
   expect(summary.state).toBe('completed');
   const text = async (Key: string) => (await client().send(new GetObjectCommand({ Bucket: 'out', Key }))).Body!.transformToString();
   expect(await text('made.txt')).toBe('new\n');
   expect(await text('keep.txt')).toBe('changed\n');
+  await expect(text('sub/gone.txt')).rejects.toThrow(/key does not exist/i);
   // The upload changed the listing: a later job gets a new entry with the op's files.
   const { job } = await run(reader('read-back', 'cat /r/made.txt', withUrl([{ type: 'S3', url: 'URL/out', target: '/r' }], url)));
   expect(stdout(job, 'read-back')).toEqual(['new']);
@@ -229,8 +232,59 @@ it('fetches the resources the node keeps warm at start, and jobs use them from t
   expect(served).toBe(0);
 });
 
+it("keeps its market's resources warm with no job, shows one that fails, and lets one the market drops be evicted again", async () => {
+  const admin = client();
+  await admin.send(new CreateBucketCommand({ Bucket: 'warm' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'warm', Key: 'w.txt', Body: 'warm-bytes' }));
+  const warm = t.agent.warm!;
+  const cache = warm.stage.cache;
+  const item = { type: 'S3', url: `${url}/warm/w.txt`, target: '/w' };
+  served = 0;
+  warm.setMarket([item, { type: 'S3', url: `${url}/warm/missing.txt`, target: '/m' }]);
+  await warm.sync();
+  expect(served).toBe('warm-bytes'.length);
+  expect(warm.status().map((s) => [s.resource, s.state])).toEqual([
+    [`s3 ${url}/second/tokenizer.json`, 'ready'],
+    [`s3 ${url}/warm/w.txt`, 'ready'],
+    [`s3 ${url}/warm/missing.txt`, 'failed'],
+  ]);
+  expect(warm.status()[2].error).toMatch(/missing\.txt: (no objects|not found)/);
+  const { body } = await t.agent.executor.metrics!.metrics.exposition();
+  expect(body).toContain('ocg_node_warm_resources{state="ready"} 2');
+  expect(body).toContain('ocg_node_warm_resources{state="failed"} 1');
+  const entry = cache.list().find((e) => e.label.includes('/warm/w.txt'))!;
+  const kept = cache.list().find((e) => e.label.includes('/second/tokenizer.json'))!;
+  expect([cache.isPinned(entry.id), cache.isPinned(kept.id)]).toEqual([true, true]);
+
+  warm.setMarket([]);
+  await warm.sync();
+  expect(warm.status().map((s) => s.resource)).toEqual([`s3 ${url}/second/tokenizer.json`]);
+  // Evictable again, not removed: the node's own RESOURCE_KEEP stays pinned.
+  expect([cache.isPinned(entry.id), cache.has(entry.id), cache.isPinned(kept.id)]).toEqual([false, true, true]);
+});
+
 it('fails the op with a timeout when the server stops answering', async () => {
   const { summary } = await run(reader('slow', 'echo never', withUrl([{ type: 'S3', url: 'URL/models', target: '/x' }], stallUrl)));
   expect(summary.state).toBe('failed');
   expect(summary.ops[0].reason).toMatch(/s3 127\.0\.0\.1:\d+\/models: timed out/);
+});
+
+it("writes an adopted op's writable copy back at its end after an agent restart", async () => {
+  const admin = client();
+  await admin.send(new CreateBucketCommand({ Bucket: 'adopt' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'adopt', Key: 'del.txt', Body: 'to delete' }));
+  await admin.send(new PutObjectCommand({ Bucket: 'adopt', Key: 'same.txt', Body: 'unchanged' }));
+  const script = 'while [ ! -e /rw/go ]; do sleep 0.1; done; echo late > /rw/late.txt; rm /rw/del.txt';
+  const { job } = await t.submit(reader('adopted', script, withUrl([{ type: 'S3', url: 'URL/adopt', target: '/rw', allowWrite: true, IAM: KEY }], url)));
+  await t.waitOp(job, 'adopted', 'running');
+  await t.close(); // as if killed
+  t = await startTestAgent(node, { RESOURCE_CACHE_DIR: cacheDir, ...RESOURCE_TEST_ENV });
+  expect(t.agent.adopted).toEqual([job]);
+  const [copy] = await readdir(path.join(cacheDir, 'work'));
+  await writeFile(path.join(cacheDir, 'work', copy, 'go'), '');
+  expect((await t.waitEnded(job)).state).toBe('completed');
+  const text = async (Key: string) => (await client().send(new GetObjectCommand({ Bucket: 'adopt', Key }))).Body!.transformToString();
+  expect(await text('late.txt')).toBe('late\n');
+  await expect(text('del.txt')).rejects.toThrow(/key does not exist/i);
+  expect(await readdir(path.join(cacheDir, 'work'))).toEqual([]);
 });

@@ -1124,6 +1124,8 @@ export interface components {
             pricePerSecond: number;
             /** @description ISO 8601. */
             updatedAt: string;
+            /** @description Remote resources the market's nodes keep in their caches, fetched before any job asks (in the order given). */
+            warmResources: components["schemas"]["WarmResource"][];
         };
         CreateUserRequest: {
             email: string;
@@ -2145,6 +2147,8 @@ export interface components {
             pricePerSecond: number;
             /** @description ISO 8601. */
             updatedAt: string;
+            /** @description Remote resources the market's nodes keep in their caches, fetched before any job asks (in the order given). */
+            warmResources: components["schemas"]["WarmResource"][];
         };
         /** @description A market's address or name. */
         MarketReference: string;
@@ -2188,7 +2192,6 @@ export interface components {
             /** @description Passed its startup checks in the current container run. */
             ready: boolean;
         };
-        /** @description Nodes: machines running node-agent, each with its own ed25519 key (its address). */
         NodeGpu: {
             /**
              * Format: int64
@@ -2201,6 +2204,8 @@ export interface components {
         NodeHeartbeatRequest: {
             /** @description Changed specs, when the machine changed (e.g. a GPU removed). */
             specs?: components["schemas"]["NodeSpecs"];
+            /** @description The `warmResourcesVersion` of the list the node has. */
+            warmResourcesVersion?: string;
         };
         NodeHeartbeatResponse: {
             address: string;
@@ -2209,6 +2214,10 @@ export interface components {
             /** Format: double */
             presenceTtlSeconds: number;
             status: components["schemas"]["NodeStatus"];
+            /** @description The list, only when its version is not the one the request sent. */
+            warmResources?: components["schemas"]["WarmResource"][];
+            /** @description The version of the market's list of resources kept warm. */
+            warmResourcesVersion: string;
         };
         /**
          * @description How the job ended on the node.
@@ -2409,6 +2418,10 @@ export interface components {
              * @description Without a heartbeat for this long the node is OFFLINE.
              */
             presenceTtlSeconds: number;
+            /** @description The resources the node's market keeps warm. */
+            warmResources: components["schemas"]["WarmResource"][];
+            /** @description Names this list: a heartbeat that sends it back gets the list again only once it changed. */
+            warmResourcesVersion: string;
         };
         ReleaseCreditHoldRequest: {
             /**
@@ -2578,6 +2591,11 @@ export interface components {
             name?: string;
             /** Format: int32 */
             pricePerSecond?: number;
+            /**
+             * @description Replaces the list of resources the market's nodes keep warm (an empty list: none). Each item is a resource object
+             *     of a job definition's `args.resources` without credentials (`IAM`, `accessToken`) and without `allowWrite`.
+             */
+            warmResources?: components["schemas"]["WarmResource"][];
         };
         /** @description The content-addressed store: bytes by their CIDv1 (raw, sha2-256), the id IPFS gives the same bytes. */
         UploadContentRequest: {
@@ -2633,6 +2651,13 @@ export interface components {
             session?: components["schemas"]["SessionRecord"];
             user?: components["schemas"]["SessionUserRecord"];
             valid: boolean;
+        };
+        /**
+         * @description One remote resource as a job definition's `args.resources` names it (S3, HF or Ollama; the definition's schema
+         *     validates it), kept warm by the market's nodes.
+         */
+        WarmResource: {
+            [key: string]: unknown;
         };
     };
     responses: {

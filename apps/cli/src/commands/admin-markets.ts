@@ -1,6 +1,10 @@
-/** `ocg admin markets create|list|limits|rotate-join-token`: operators make markets, set what a job may take, and rotate join tokens. */
+/**
+ * `ocg admin markets create|list|limits|warm|rotate-join-token`: operators make markets, set what a job may take,
+ * list the resources the market's nodes keep warm, and rotate join tokens.
+ */
 import type { Command } from 'commander';
-import { CREDIT_UNITS, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord } from '@ocg/contracts';
+import { CREDIT_UNITS, type MarketContainerPolicyUpdate, type MarketJobLimitsUpdate, type MarketRecord, type WarmResource } from '@ocg/contracts';
+import { loadDefinition } from '../definition-file';
 import { answer, gatewayFrom, withGatewayOptions, type GatewayOptions } from '../gateway';
 import { CliError, print, printJson, table, wholeNumber } from '../output';
 
@@ -35,6 +39,15 @@ export function registerAdminMarkets(admin: Command): void {
   limits.option('--user <uid[:gid]|image>', 'run containers as this numeric user, or "image" for the image\'s own');
   limits.option('--read-only-root', 'mount the image read-only (/tmp and volumes stay writable)').option('--no-read-only-root', 'mount the image writable');
   withGatewayOptions(limits.option('--json', 'print the answer as JSON')).action((market: string, options: LimitsOptions) => setLimits(market, options));
+  withGatewayOptions(
+    markets
+      .command('warm <market>')
+      .description("list, add or remove the remote resources the market's nodes keep in their caches (no options: list)")
+      .option('--add <json|file>', 'a resource item of args.resources (or a list of them), as JSON text or a file; repeatable', collect, [])
+      .option('--remove <n>', 'the n-th resource of the list (as listed, from 1); repeatable', collect, [])
+      .option('--clear', 'remove every resource first')
+      .option('--json', 'print the answer as JSON'),
+  ).action((market: string, options: WarmOptions) => warm(market, options));
   withGatewayOptions(
     markets
       .command('rotate-join-token <market>')
@@ -75,6 +88,50 @@ async function setLimits(market: string, options: LimitsOptions): Promise<void> 
   const updated = await answer(gateway, () => gateway.client.POST('/markets/{market}/update', { params: { path: { market } }, body: { jobLimits, containerPolicy } }));
   if (options.json) return printJson(updated);
   print(`updated market ${updated.name}\n${describeMarket(updated)}`);
+}
+
+type WarmOptions = GatewayOptions & { add: string[]; remove: string[]; clear?: boolean; json?: boolean };
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+/** Reads the market's list, changes it and sends it whole (the update replaces the list). */
+async function warm(market: string, options: WarmOptions): Promise<void> {
+  const gateway = gatewayFrom(options);
+  let record = await answer(gateway, () => gateway.client.GET('/markets/{market}', { params: { path: { market } } }));
+  if (options.add.length > 0 || options.remove.length > 0 || options.clear) {
+    const gone = new Set(options.remove.map((n) => wholeNumber('--remove', n, 1)));
+    for (const n of gone) if (n > record.warmResources.length) throw new CliError(`--remove ${n}: the market keeps ${record.warmResources.length} resource(s) warm`);
+    const kept = options.clear ? [] : record.warmResources.filter((_, i) => !gone.has(i + 1));
+    const warmResources = [...kept, ...options.add.flatMap(warmItems)];
+    record = await answer(gateway, () => gateway.client.POST('/markets/{market}/update', { params: { path: { market: record.address } }, body: { warmResources } }));
+  }
+  if (options.json) return printJson(record.warmResources);
+  if (record.warmResources.length === 0) return print(`market ${record.name} keeps no resources warm`);
+  print(table(['#', 'RESOURCE', 'TARGET'], record.warmResources.map((r, i) => [String(i + 1), describeResource(r), String(r.target ?? '(default)')])));
+}
+
+/** JSON text (starting with `{` or `[`) or a file holding it: one item or a list. */
+function warmItems(text: string): WarmResource[] {
+  let value: unknown;
+  if (/^\s*[[{]/.test(text)) {
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new CliError(`--add: invalid JSON: ${(error as Error).message}`);
+    }
+  } else {
+    const loaded = loadDefinition(text);
+    if ('problem' in loaded) throw new CliError(`--add: ${loaded.problem}`);
+    value = loaded.definition;
+  }
+  return (Array.isArray(value) ? value : [value]) as WarmResource[];
+}
+
+function describeResource(r: WarmResource): string {
+  if (r.type === 'HF') return `hf ${String(r.repo)}${r.revision ? `@${String(r.revision)}` : ''}`;
+  if (r.type === 'Ollama') return `ollama ${String(r.model)}`;
+  const buckets = Array.isArray(r.buckets) ? (r.buckets as Array<{ url: string }>).map((b) => b.url).join(' ') : '';
+  return `s3 ${[r.url, r.bucket, buckets].filter(Boolean).join(' ')}`;
 }
 
 async function rotate(market: string, options: GatewayOptions & { json?: boolean; revokeNodes?: boolean }): Promise<void> {
@@ -129,6 +186,7 @@ function describeMarket(m: MarketRecord): string {
     `job limits   ${m.jobLimits.maxOps} ops, ${m.jobLimits.maxVolumes} volumes; per container ${m.jobLimits.cpusPerContainer} CPUs, ${m.jobLimits.memoryBytesPerContainer} bytes, ${m.jobLimits.pidsPerContainer} pids, ${m.jobLimits.diskBytesPerContainer} bytes of disk`,
     `per job      ${m.jobLimits.cpusPerJob} CPUs, ${m.jobLimits.memoryBytesPerJob} bytes, ${m.jobLimits.pidsPerJob} pids, ${m.jobLimits.volumeBytesPerJob} bytes of volumes, ${m.jobLimits.resourceBytesPerJob} bytes of remote resources (${m.jobLimits.bytesPerResource} each)`,
     `containers   run as ${m.containerPolicy.user ?? "the image's user"}, root filesystem ${m.containerPolicy.readOnlyRootFilesystem ? 'read-only' : 'writable'}`,
+    `kept warm    ${m.warmResources.length} remote resource(s) (ocg admin markets warm)`,
   ].join('\n');
 }
 

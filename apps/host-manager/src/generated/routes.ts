@@ -261,12 +261,19 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "WarmResource": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"any"},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "RegisterNodeResponse": {
         "dataType": "refObject",
         "properties": {
             "node": {"ref":"NodeRecord","required":true},
             "heartbeatIntervalSeconds": {"dataType":"double","required":true},
             "presenceTtlSeconds": {"dataType":"double","required":true},
+            "warmResources": {"dataType":"array","array":{"dataType":"refAlias","ref":"WarmResource"},"required":true},
+            "warmResourcesVersion": {"dataType":"string","required":true},
         },
         "additionalProperties": false,
     },
@@ -318,6 +325,8 @@ const models: TsoaRoute.Models = {
             "status": {"ref":"NodeStatus","required":true},
             "heartbeatIntervalSeconds": {"dataType":"double","required":true},
             "presenceTtlSeconds": {"dataType":"double","required":true},
+            "warmResourcesVersion": {"dataType":"string","required":true},
+            "warmResources": {"dataType":"array","array":{"dataType":"refAlias","ref":"WarmResource"}},
         },
         "additionalProperties": false,
     },
@@ -326,6 +335,7 @@ const models: TsoaRoute.Models = {
         "dataType": "refObject",
         "properties": {
             "specs": {"ref":"NodeSpecs"},
+            "warmResourcesVersion": {"dataType":"string","validators":{"maxLength":{"value":64}}},
         },
         "additionalProperties": false,
     },
@@ -369,6 +379,7 @@ const models: TsoaRoute.Models = {
             "maxDurationSeconds": {"dataType":"double","required":true},
             "jobLimits": {"ref":"MarketJobLimits","required":true},
             "containerPolicy": {"ref":"MarketContainerPolicy","required":true},
+            "warmResources": {"dataType":"array","array":{"dataType":"refAlias","ref":"WarmResource"},"required":true},
             "createdAt": {"dataType":"string","required":true},
             "updatedAt": {"dataType":"string","required":true},
             "joinToken": {"dataType":"string","required":true},
@@ -429,6 +440,7 @@ const models: TsoaRoute.Models = {
             "maxDurationSeconds": {"dataType":"double","required":true},
             "jobLimits": {"ref":"MarketJobLimits","required":true},
             "containerPolicy": {"ref":"MarketContainerPolicy","required":true},
+            "warmResources": {"dataType":"array","array":{"dataType":"refAlias","ref":"WarmResource"},"required":true},
             "createdAt": {"dataType":"string","required":true},
             "updatedAt": {"dataType":"string","required":true},
         },
@@ -445,6 +457,7 @@ const models: TsoaRoute.Models = {
             "maxDurationSeconds": {"dataType":"integer","validators":{"minimum":{"value":60},"maximum":{"value":2592000}}},
             "jobLimits": {"ref":"MarketJobLimitsUpdate"},
             "containerPolicy": {"ref":"MarketContainerPolicyUpdate"},
+            "warmResources": {"dataType":"array","array":{"dataType":"refAlias","ref":"WarmResource"},"validators":{"maxItems":{"value":32}}},
         },
         "additionalProperties": false,
     },

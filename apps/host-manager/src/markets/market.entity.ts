@@ -1,5 +1,5 @@
 import { Check, Column, CreateDateColumn, Entity, Index, PrimaryColumn, UpdateDateColumn } from 'typeorm';
-import type { MarketContainerPolicyUpdate, MarketJobLimitsUpdate } from '@ocg/contracts';
+import type { MarketContainerPolicyUpdate, MarketJobLimitsUpdate, WarmResource } from '@ocg/contracts';
 import { bigintAsNumber } from './transformers';
 
 @Entity({ name: 'markets' })
@@ -34,6 +34,10 @@ export class MarketEntity {
   /** Only what an operator set; the rest takes DEFAULT_CONTAINER_POLICY. */
   @Column({ type: 'jsonb', name: 'container_policy', default: {} })
   containerPolicy!: MarketContainerPolicyUpdate;
+
+  /** Resource items (no credentials) the market's nodes keep warm. */
+  @Column({ type: 'jsonb', name: 'warm_resources', default: [] })
+  warmResources!: WarmResource[];
 
   /** SHA-256 (hex) of the join token; the token itself is never stored. */
   @Column({ type: 'text', name: 'join_token_hash' })

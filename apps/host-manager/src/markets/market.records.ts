@@ -12,6 +12,7 @@ export function toMarketRecord(m: MarketEntity): MarketRecord {
     maxDurationSeconds: m.maxDurationSeconds,
     jobLimits: { ...DEFAULT_JOB_LIMITS, ...m.jobLimits },
     containerPolicy: { ...DEFAULT_CONTAINER_POLICY, ...m.containerPolicy },
+    warmResources: m.warmResources ?? [],
     createdAt: m.createdAt.toISOString(),
     updatedAt: m.updatedAt.toISOString(),
   };

@@ -1,5 +1,6 @@
 import {
   DEFAULT_JOB_LIMITS,
+  MAX_WARM_RESOURCES,
   type CreateMarketRequest,
   type CreateMarketResponse,
   type ListMarketsResponse,
@@ -7,8 +8,10 @@ import {
   type MarketJobLimitsUpdate,
   type MarketRecord,
   type UpdateMarketRequest,
+  type WarmResource,
 } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
+import { validateOps } from '@ocg/job-definition';
 import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
 import { generateAddress, generateJoinToken } from './join-token';
 import type { MarketEntity } from './market.entity';
@@ -33,6 +36,7 @@ export class MarketService {
       joinTokenHash: hash,
       jobLimits: checkJobLimits(defined(body.jobLimits ?? {})),
       containerPolicy: defined(body.containerPolicy ?? {}),
+      warmResources: [],
     });
     checkDurations(market);
     await this.save(market);
@@ -48,6 +52,7 @@ export class MarketService {
     if (body.maxDurationSeconds !== undefined) market.maxDurationSeconds = body.maxDurationSeconds;
     if (body.jobLimits) market.jobLimits = checkJobLimits({ ...market.jobLimits, ...defined(body.jobLimits) });
     if (body.containerPolicy) market.containerPolicy = { ...market.containerPolicy, ...defined(body.containerPolicy) } as MarketContainerPolicyUpdate;
+    if (body.warmResources) market.warmResources = checkWarmResources(body.warmResources);
     checkDurations(market);
     await this.save(market);
     return toMarketRecord(market);
@@ -126,4 +131,26 @@ function checkJobLimits(limits: MarketJobLimitsUpdate): MarketJobLimitsUpdate {
     throw new ValidationError(`Validation failed: /jobLimits/${one}: ${message}`, [{ path: `/jobLimits/${one}`, message }]);
   }
   return limits;
+}
+
+const CREDENTIALS = ['IAM', 'accessToken'];
+
+/**
+ * Resource items as a job definition's `args.resources` takes them (checked by the definition's own schema, in a
+ * minimal op), objects only, read-only and without credentials: the list is stored in clear and sent to every node of
+ * the market, so a private resource cannot be kept warm this way (a node's own RESOURCE_KEEP can).
+ */
+function checkWarmResources(items: WarmResource[]): WarmResource[] {
+  const errors: Array<{ path: string; message: string }> = [];
+  if (items.length > MAX_WARM_RESOURCES) errors.push({ path: '/warmResources', message: `must not have more than ${MAX_WARM_RESOURCES} items` });
+  items.forEach((item, i) => {
+    for (const key of CREDENTIALS)
+      if (key in item) errors.push({ path: `/warmResources/${i}/${key}`, message: 'credentials cannot be kept warm for a market: they would be stored and sent to every node in clear' });
+    if ('__spread__' in item) errors.push({ path: `/warmResources/${i}`, message: 'must be a resource, not a spread marker (no literal resolves here)' });
+    if (item.allowWrite !== undefined) errors.push({ path: `/warmResources/${i}/allowWrite`, message: 'a resource kept warm is read-only' });
+  });
+  const checked = validateOps([{ type: 'container/run', id: 'warm', args: { image: 'warm', resources: items } }]);
+  if (!checked.valid) for (const e of checked.errors) errors.push({ path: e.path.replace('/0/args/resources', '/warmResources'), message: e.message });
+  if (errors.length === 0) return items;
+  throw new ValidationError(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type {
   ListMarketNodesResponse,
   ListNodesResponse,
@@ -44,7 +45,7 @@ export class NodeService {
     const capacity = body.capacity ?? DEFAULT_NODE_CAPACITY;
     await this.nodes.register({ address, marketAddress: market.address, specs: body.specs, domain: body.domain, ingressUrl: body.ingressUrl, capacity, at: now });
     await this.presence.touch(address, now.getTime());
-    return { node: await this.get(address), ...this.timing() };
+    return { node: await this.get(address), ...this.timing(), warmResources: market.warmResources, warmResourcesVersion: warmVersion(market) };
   }
 
   async heartbeat(address: string, body: NodeHeartbeatRequest): Promise<NodeHeartbeatResponse> {
@@ -54,7 +55,10 @@ export class NodeService {
     if (body.specs) checkGpus(node.market, body.specs);
     const due = await this.presence.touch(address);
     if (due || body.specs) await this.nodes.seen(address, body.specs);
-    return { address, status: 'ONLINE', ...this.timing() };
+    const version = warmVersion(node.market);
+    // The list only when the node's copy is not this one: a heartbeat stays small.
+    const warm = body.warmResourcesVersion === version ? {} : { warmResources: node.market.warmResources };
+    return { address, status: 'ONLINE', ...this.timing(), warmResourcesVersion: version, ...warm };
   }
 
   async get(address: string): Promise<NodeRecord> {
@@ -113,6 +117,11 @@ function checkGpus(market: MarketEntity, specs: NodeSpecs): void {
   if (!market.gpuRequired || specs.gpus.length > 0) return;
   const message = `market "${market.name}" requires GPUs: report at least one`;
   throw new ValidationError(`Validation failed: /specs/gpus: ${message}`, [{ path: '/specs/gpus', message }]);
+}
+
+/** Names a market's list of resources kept warm: a digest of its JSON text. */
+function warmVersion(market: MarketEntity): string {
+  return createHash('sha256').update(JSON.stringify(market.warmResources)).digest('hex').slice(0, 16);
 }
 
 const disabled = (address: string) => new ForbiddenError(`Node ${address} is disabled by an operator`);

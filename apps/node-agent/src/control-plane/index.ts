@@ -22,6 +22,8 @@ export interface ControlPlane {
   reporter: ControlPlaneReporter;
   /** Pass to NodeAgent.start: registration needs the ingress's URL. */
   onListening(urls: { api: string; ingress: string }): void;
+  /** Pass to NodeAgent.start: the market's resources to keep warm. */
+  warmResources(listener: (items: object[]) => void): void;
 }
 
 export function createControlPlane(config: AgentConfig, signer: WalletSigner, logger: Logger, tracing?: Tracing): ControlPlane {
@@ -43,5 +45,6 @@ export function createControlPlane(config: AgentConfig, signer: WalletSigner, lo
     source,
     reporter,
     onListening: ({ ingress }) => membership.advertise(config.INGRESS_URL ?? ingress),
+    warmResources: (listener) => membership.onWarmResources(listener),
   };
 }

@@ -1,6 +1,6 @@
 import os from 'node:os';
 import type { Logger } from 'pino';
-import type { NodeHeartbeatResponse, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse } from '@ocg/contracts';
+import type { NodeHeartbeatRequest, NodeHeartbeatResponse, NodeSpecs, RegisterNodeRequest, RegisterNodeResponse, WarmResource } from '@ocg/contracts';
 import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
 
 export interface MembershipSettings {
@@ -31,6 +31,9 @@ export class Membership {
   private readonly stopping = new AbortController();
   private loop: Promise<void> | undefined;
   private markRegistered!: () => void;
+  /** The market's resources kept warm, as last sent, and the version that names them. */
+  private warm: { items: WarmResource[]; version: string } | undefined;
+  private warmListener: ((items: WarmResource[]) => void) | undefined;
   /** Resolves at the first accepted registration: deployment-manager refuses node calls before it (403). */
   readonly registered = new Promise<void>((resolve) => (this.markRegistered = resolve));
 
@@ -43,6 +46,12 @@ export class Membership {
   /** Where the gateway reaches the ingress; known once the ingress listens. */
   advertise(ingressUrl: string): void {
     this.ingressUrl = ingressUrl;
+  }
+
+  /** `listener` hears the market's list of resources to keep warm: now if known, then whenever it changes. */
+  onWarmResources(listener: (items: WarmResource[]) => void): void {
+    this.warmListener = listener;
+    if (this.warm) listener(this.warm.items);
   }
 
   async register(): Promise<RegisterNodeResponse> {
@@ -58,6 +67,7 @@ export class Membership {
     const res = await this.client.post<RegisterNodeResponse>('/nodes/register', body);
     this.intervalMs = res.heartbeatIntervalSeconds * 1000;
     this.markRegistered();
+    this.warmList(res.warmResources, res.warmResourcesVersion);
     this.logger.info({ node: this.client.address, market: res.node.marketName, heartbeatSeconds: res.heartbeatIntervalSeconds }, 'registered with the control plane');
     return res;
   }
@@ -82,6 +92,14 @@ export class Membership {
     await this.loop;
   }
 
+  /** A list sent (absent: unchanged, or a control plane that sends none). */
+  private warmList(items: WarmResource[] | undefined, version: string | undefined): void {
+    if (!items || version === undefined || version === this.warm?.version) return;
+    this.warm = { items, version };
+    this.logger.info({ resources: items.length }, "the market's resources to keep warm changed");
+    this.warmListener?.(items);
+  }
+
   /** A heartbeat before any registration answers 404 and so registers: one loop covers both. */
   private async heartbeats(): Promise<void> {
     const backoff = new Backoff(this.intervalMs);
@@ -96,7 +114,9 @@ export class Membership {
 
   private async beat(): Promise<boolean> {
     try {
-      await this.client.post<NodeHeartbeatResponse>('/nodes/heartbeat', {}, { signal: this.stopping.signal });
+      const body: NodeHeartbeatRequest = this.warm ? { warmResourcesVersion: this.warm.version } : {};
+      const res = await this.client.post<NodeHeartbeatResponse>('/nodes/heartbeat', body, { signal: this.stopping.signal });
+      this.warmList(res.warmResources, res.warmResourcesVersion);
       this.markRegistered(); // host-manager knew the node (registered before the control plane went away): it is present again
       return true;
     } catch (err) {

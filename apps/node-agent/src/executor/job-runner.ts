@@ -129,7 +129,7 @@ export class JobRunner {
   async adopt(restored: RestoredJob): Promise<void> {
     for (const op of this.ops) {
       const found = restored.containers.get(op.id);
-      if (found) await op.adopt(found.info, found.attempt, found.intent);
+      if (found) await op.adopt(found.info, found.attempt, found.intent, okOrUndefined(this.resolved(op)));
       const intent = restored.endedWithoutContainer.get(op.id);
       if (!found && intent) op.end(intent.state, intent.reason);
     }
@@ -216,18 +216,25 @@ export class JobRunner {
   }
 
   private startOp(op: OpRunner): void {
-    let resolved: NormalizedOp;
-    try {
-      const results = Object.fromEntries(this.ops.map((o) => [o.id, o.results.forLiterals()]));
-      const context = { job: this.job, host: `${this.job}.${this.deps.domain}`, node: this.deps.nodeAddress, results };
-      resolved = resolveOpLiterals(this.assignment.definition, op.plan.opIndex, context);
-    } catch (err) {
-      op.end('failed', `its literals could not be resolved: ${(err as Error).message}`);
+    const resolved = this.resolved(op);
+    if (resolved instanceof Error) {
+      op.end('failed', `its literals could not be resolved: ${resolved.message}`);
       return;
     }
     const left = unresolvedLiterals(resolved.args);
     if (left.length > 0) op.end('failed', reasons.unresolved(left));
     else void op.start(resolved);
+  }
+
+  /** The op with its literals resolved from what is known now, or why they cannot be. */
+  private resolved(op: OpRunner): NormalizedOp | Error {
+    try {
+      const results = Object.fromEntries(this.ops.map((o) => [o.id, o.results.forLiterals()]));
+      const context = { job: this.job, host: `${this.job}.${this.deps.domain}`, node: this.deps.nodeAddress, results };
+      return resolveOpLiterals(this.assignment.definition, op.plan.opIndex, context);
+    } catch (err) {
+      return err as Error;
+    }
   }
 
   /** Stops the agent decided are kept in the engine; a job ending is recorded once, as a whole. */
@@ -294,3 +301,5 @@ export class JobRunner {
     return new Map(this.ops.map((o) => [o.id, { state: o.state, busy: o.busy, released: o.released, reason: o.reason }]));
   }
 }
+
+const okOrUndefined = <T>(value: T | Error): T | undefined => (value instanceof Error ? undefined : value);

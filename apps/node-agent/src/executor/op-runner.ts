@@ -226,8 +226,8 @@ export class OpRunner {
     this.changed();
   }
 
-  /** Rebuilds the op from its container after an agent restart. */
-  async adopt(info: ContainerInspectInfo, attempt: number, intent: StopIntent | undefined): Promise<void> {
+  /** Rebuilds the op from its container after an agent restart; `resolved`: the op with its literals, when they resolve. */
+  async adopt(info: ContainerInspectInfo, attempt: number, intent: StopIntent | undefined, resolved?: NormalizedOp): Promise<void> {
     this.attempt = attempt;
     this.containerId = info.Id;
     this.intent = intent;
@@ -243,10 +243,22 @@ export class OpRunner {
       return;
     }
     this.state = 'running';
+    await this.adoptCopies(info, resolved);
     if (!info.State.Running) this.released = true;
     this.monitors = this.makeMonitors();
     this.armTimeout(info.Created);
     await this.refresh(info);
+  }
+
+  /** Writable resource copies the container mounts are written back at the op's end, as the old agent would have. */
+  private async adoptCopies(info: ContainerInspectInfo, resolved: NormalizedOp | undefined): Promise<void> {
+    if (this.def.type !== 'container/run' || !this.def.args.resources.some((r) => typeof r === 'object' && !('__spread__' in r) && 'allowWrite' in r && r.allowWrite)) return;
+    try {
+      if (resolved?.type !== 'container/run') throw new Error("the op's literals did not resolve");
+      this.afterRun = await this.ctx.resources?.adoptCopies(resolved.args.resources, info.Mounts ?? [], this.ctx.jobSignal);
+    } catch (err) {
+      this.ctx.logger.warn({ err: (err as Error).message, op: this.id }, "after the restart the op's writable resources cannot be written back at its end");
+    }
   }
 
   /** Resolves once an ended op's last log lines are in (so results are complete). */

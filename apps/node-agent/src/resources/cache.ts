@@ -93,6 +93,16 @@ export class ResourceCache {
     this.pinned.add(id);
   }
 
+  /** No longer kept warm: evicted again like any entry (least-recently-used, under the budget), not removed now. */
+  unpin(id: string): void {
+    this.pinned.delete(id);
+    this.later(this.evict());
+  }
+
+  isPinned(id: string): boolean {
+    return this.pinned.has(id);
+  }
+
   hold(id: string, holder: string): void {
     let set = this.holders.get(id);
     if (!set) this.holders.set(id, (set = new Set()));

@@ -7,7 +7,7 @@
  * own credentials are never used.
  */
 import type { Readable } from 'node:stream';
-import { GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import type { S3Bucket, S3Buckets, S3Location } from '@ocg/job-definition';
 import { guardedS3Handler, urlRefusal, type ResourcePolicy } from './network';
 import { ResourceError, type RemoteFile, type ResourceSource } from './source';
@@ -102,6 +102,13 @@ export class S3Source implements ResourceSource {
     const location = placed?.location ?? this.locations[0];
     const key = placed?.key ?? joinKey(location.prefix, path);
     await this.call(location, (c, o) => c.send(new PutObjectCommand({ Bucket: location.bucket, Key: key, Body: body, ContentLength: size }), o), signal, path);
+  }
+
+  /** Deletes the object a listed file came from (allowWrite: the op deleted the file). */
+  async remove(path: string, signal: AbortSignal): Promise<void> {
+    const placed = this.placed.get(path);
+    if (!placed) return;
+    await this.call(placed.location, (c, o) => c.send(new DeleteObjectCommand({ Bucket: placed.location.bucket, Key: placed.key }), o), signal, path);
   }
 
   private async list(location: Location, signal: AbortSignal): Promise<{ path: string; file: S3File; object: string }[]> {

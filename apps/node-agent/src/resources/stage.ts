@@ -4,7 +4,7 @@
  * becomes a bind mount (read-only; a private copy when `allowWrite`).
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { cp, readdir, rm, stat } from 'node:fs/promises';
+import { cp, lstat, readdir, rm, stat } from 'node:fs/promises';
 import { createReadStream } from 'node:fs';
 import path from 'node:path';
 import type Docker from 'dockerode';
@@ -18,7 +18,7 @@ import { cacheId, type ResourceCache } from './cache';
 import { downloadAll, type DownloadSettings } from './download';
 import { guardedFetch, type ResourcePolicy } from './network';
 import { OLLAMA_MODELS_PATH } from './ollama';
-import type { S3Source } from './s3';
+import type { S3File, S3Source } from './s3';
 import { ResourceError, type ResourceSource, type SourceContext } from './source';
 import { sourceFor, type SourceSettings } from './sources';
 
@@ -50,7 +50,8 @@ export interface Prepared {
 const KEEP = 'node:keep';
 
 type Shown = NodeResourceProgress & { id?: string };
-type Copy = { dir: string; source: ResourceSource; entry: string };
+/** A writable copy and what it started as: the cache entry it was copied from, or (adopted after a restart) the source's listing. */
+type Copy = { dir: string; source: ResourceSource; entry: string } | { dir: string; source: ResourceSource; listed: S3File[] };
 
 export class ResourceStage {
   private readonly pool: Pool;
@@ -139,17 +140,20 @@ export class ResourceStage {
     this.closer.abort();
   }
 
-  /** Fetches resources the node keeps warm (RESOURCE_KEEP) and pins them: never evicted. A failure is logged, not fatal. */
-  async keep(items: ResourceItem[], signal: AbortSignal): Promise<void> {
-    for (const item of items) {
-      try {
-        const { ids } = await this.prepare(KEEP, 'keep', [item], signal, () => undefined);
-        for (const id of ids) this.cache.pin(id);
-      } catch (err) {
-        this.logger.warn({ err: (err as Error).message }, 'a resource to keep warm could not be fetched');
-      }
+  /**
+   * Fetches one resource the node keeps warm and pins its cache entries (never evicted until unpinned); answers their
+   * ids. Called for one resource at a time (WarmSet): the holds it takes while fetching are released at its end.
+   */
+  async warm(item: ResourceItem, signal: AbortSignal): Promise<string[]> {
+    try {
+      const prepared = await this.prepare(KEEP, 'keep', [item], signal, () => undefined);
+      for (const id of prepared.ids) this.cache.pin(id);
+      await prepared.finish(); // an allowWrite copy is not wanted here
+      return prepared.ids;
+    } finally {
+      this.jobBytes.delete(KEEP);
+      this.cache.release(KEEP);
     }
-    this.jobBytes.delete(KEEP);
   }
 
   /**
@@ -163,6 +167,27 @@ export class ResourceStage {
       const job = c.Labels[LABEL.job];
       for (const m of c.Mounts ?? []) if (job && m.Source?.startsWith(entries)) this.cache.hold(m.Source.slice(entries.length).split(path.sep)[0], job);
     }
+  }
+
+  /**
+   * After a restart: what the op's end must do with the writable copies of an
+   * adopted op (its bind mounts under `work/`), the closure that did it being
+   * gone with the old agent. The entry a copy came from may have been evicted
+   * since, so the copy is compared with the source's listing (size, and the
+   * MD5 when the ETag is one; a file of the same size without one is uploaded).
+   */
+  async adoptCopies(items: ResourceItem[], mounts: Array<{ Source?: string; Destination?: string }>, signal: AbortSignal): Promise<Prepared['finish'] | undefined> {
+    const work = path.dirname(this.cache.workDir('x')) + path.sep;
+    const copies: Copy[] = [];
+    for (const resource of remoteResources(items)) {
+      if (!('allowWrite' in resource && resource.allowWrite)) continue;
+      const mount = mounts.find((m) => m.Destination === targetOf(resource) && m.Source?.startsWith(work));
+      if (!mount?.Source) continue;
+      const source = sourceFor(resource, this.ctx, this.settings);
+      const { files } = await source.resolve(signal);
+      copies.push({ dir: mount.Source, source, listed: files as S3File[] });
+    }
+    return copies.length > 0 ? () => this.finish(copies) : undefined;
   }
 
   /** The job ended: its entries may be evicted again. */
@@ -217,17 +242,18 @@ export class ResourceStage {
     this.jobBytes.set(job, sum);
   }
 
-  /** Uploads what the op changed in its writable copies (new or different files), then removes the copies. */
+  /** Uploads what the op changed in its writable copies (new or different files), deletes what it deleted, then removes the copies. */
   private async finish(copies: Copy[]): Promise<void> {
     for (const copy of copies) {
       try {
-        const upload = (copy.source as Partial<S3Source>).upload?.bind(copy.source);
-        if (!upload) continue;
-        for (const rel of await changedFiles(copy.dir, copy.entry)) {
+        const source = copy.source as Partial<S3Source>;
+        if (!source.upload || !source.remove) continue;
+        for (const rel of await changedFiles(copy)) {
           const file = path.join(copy.dir, ...rel.split('/'));
           const { size } = await stat(file);
-          await upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
+          await source.upload(rel, createReadStream(file), size, AbortSignal.timeout(30 * 60_000));
         }
+        for (const rel of await deletedFiles(copy)) await source.remove(rel, AbortSignal.timeout(60_000));
       } finally {
         await rm(copy.dir, { recursive: true, force: true });
       }
@@ -260,14 +286,38 @@ function firstFailure(err: unknown, signal: AbortSignal): Error {
   return new ResourceError('unavailable', (err as Error).message);
 }
 
-/** Files of `copy` that are new or differ in size or content from `entry`, as '/'-separated paths. */
-async function changedFiles(copy: string, entry: string): Promise<string[]> {
+/** Files of the copy that are new or differ in size or content from what it started as, as '/'-separated paths. */
+async function changedFiles(copy: Copy): Promise<string[]> {
+  const out: string[] = [];
+  const listed = 'listed' in copy ? new Map(copy.listed.map((f) => [f.path, f])) : undefined;
+  const same = (file: string, name: string): Promise<boolean> =>
+    'entry' in copy ? sameFile(file, path.join(copy.entry, name)) : matchesListing(file, listed?.get(name));
+  for (const name of await filesUnder(copy.dir)) if (!(await same(path.join(copy.dir, name), name))) out.push(name);
+  return out;
+}
+
+/** Files the copy started with and no longer has (the op deleted them). */
+async function deletedFiles(copy: Copy): Promise<string[]> {
+  const out: string[] = [];
+  const started = 'listed' in copy ? copy.listed.map((f) => f.path) : await filesUnder(copy.entry);
+  for (const name of started) if (!(await lstat(path.join(copy.dir, ...name.split('/'))).catch(() => undefined))) out.push(name);
+  return out;
+}
+
+async function matchesListing(file: string, listed: S3File | undefined): Promise<boolean> {
+  if (!listed || listed.size === undefined || listed.md5 === undefined) return false;
+  if ((await stat(file)).size !== listed.size) return false;
+  return (await digest(file, 'md5')) === listed.md5;
+}
+
+/** Regular files under `dir`, as '/'-separated paths relative to it. */
+async function filesUnder(dir: string): Promise<string[]> {
   const out: string[] = [];
   const walk = async (rel: string): Promise<void> => {
-    for (const d of await readdir(path.join(copy, rel), { withFileTypes: true })) {
+    for (const d of await readdir(path.join(dir, rel), { withFileTypes: true })) {
       const name = rel ? `${rel}/${d.name}` : d.name;
       if (d.isDirectory()) await walk(name);
-      else if (d.isFile() && !(await sameFile(path.join(copy, name), path.join(entry, name)))) out.push(name);
+      else if (d.isFile()) out.push(name);
     }
   };
   await walk('');
@@ -282,8 +332,8 @@ async function sameFile(a: string, b: string): Promise<boolean> {
   return ha === hb;
 }
 
-async function digest(file: string): Promise<string> {
-  const h = createHash('sha256');
+async function digest(file: string, algorithm = 'sha256'): Promise<string> {
+  const h = createHash(algorithm);
   for await (const chunk of createReadStream(file)) h.update(chunk as Buffer);
   return h.digest('hex');
 }

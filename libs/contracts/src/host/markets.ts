@@ -198,6 +198,8 @@ export interface MarketRecord {
   maxDurationSeconds: number;
   jobLimits: MarketJobLimits;
   containerPolicy: MarketContainerPolicy;
+  /** Remote resources the market's nodes keep in their caches, fetched before any job asks (in the order given). */
+  warmResources: WarmResource[];
   /** ISO 8601. */
   createdAt: string;
   /** ISO 8601. */
@@ -276,7 +278,22 @@ export interface UpdateMarketRequest {
   maxDurationSeconds?: number;
   jobLimits?: MarketJobLimitsUpdate;
   containerPolicy?: MarketContainerPolicyUpdate;
+  /**
+   * Replaces the list of resources the market's nodes keep warm (an empty list: none). Each item is a resource object
+   * of a job definition's `args.resources` without credentials (`IAM`, `accessToken`) and without `allowWrite`.
+   * @maxItems 32
+   */
+  warmResources?: WarmResource[];
 }
+
+/**
+ * One remote resource as a job definition's `args.resources` names it (S3, HF or Ollama; the definition's schema
+ * validates it), kept warm by the market's nodes.
+ */
+export type WarmResource = { [member: string]: unknown };
+
+/** The most resources a market keeps warm. */
+export const MAX_WARM_RESOURCES = 32;
 
 export interface ListMarketsResponse {
   /** Every market, by name. */

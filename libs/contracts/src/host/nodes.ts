@@ -1,4 +1,6 @@
 /** Nodes: machines running node-agent, each with its own ed25519 key (its address). */
+import type { WarmResource } from './markets';
+
 export interface NodeGpu {
   /**
    * @minLength 1
@@ -101,12 +103,21 @@ export interface RegisterNodeResponse {
   heartbeatIntervalSeconds: number;
   /** Without a heartbeat for this long the node is OFFLINE. */
   presenceTtlSeconds: number;
+  /** The resources the node's market keeps warm. */
+  warmResources: WarmResource[];
+  /** Names this list: a heartbeat that sends it back gets the list again only once it changed. */
+  warmResourcesVersion: string;
 }
 
 /** Signed by the node key, like registration. */
 export interface NodeHeartbeatRequest {
   /** Changed specs, when the machine changed (e.g. a GPU removed). */
   specs?: NodeSpecs;
+  /**
+   * The `warmResourcesVersion` of the list the node has.
+   * @maxLength 64
+   */
+  warmResourcesVersion?: string;
 }
 
 export interface NodeHeartbeatResponse {
@@ -114,6 +125,10 @@ export interface NodeHeartbeatResponse {
   status: NodeStatus;
   heartbeatIntervalSeconds: number;
   presenceTtlSeconds: number;
+  /** The version of the market's list of resources kept warm. */
+  warmResourcesVersion: string;
+  /** The list, only when its version is not the one the request sent. */
+  warmResources?: WarmResource[];
 }
 
 export interface NodeControlRequest {

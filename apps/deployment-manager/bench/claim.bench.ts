@@ -10,7 +10,10 @@
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import pg from 'pg';
+import { Redis } from 'ioredis';
+import { Pool } from 'undici';
 import { createSigner, generateApiKey, signNodeRequest } from '@ocg/auth';
 import { cpuSecondsOf, freePort, launchServices, profileEnv, ratioLine, testDatabase, testRedis, verdict } from '@ocg/testing';
 
@@ -47,21 +50,32 @@ async function pool(count: number, parallel: number, call: (i: number) => Promis
   );
 }
 
-/** 50 nodes claim until the queue is empty; answers jobs per second. */
+/**
+ * 50 nodes claim until the queue is empty (or they are full); answers jobs per second. Each node keeps
+ * one connection (undici's pool, like the baseline's one pg connection per client): the client's own
+ * transport then costs a fraction of what fetch does, and leaves the shared cores to the service.
+ */
 async function claimAll(dmUrl: string, market: string, nodes: ReturnType<typeof createSigner>[]): Promise<{ perSecond: number; claimed: number }> {
+  const pool = new Pool(dmUrl, { connections: nodes.length, pipelining: 1 });
   let claimed = 0;
   const started = process.hrtime.bigint();
-  await Promise.all(
-    nodes.map(async (signer) => {
-      for (;;) {
-        const body = { market };
-        const headers = signNodeRequest(signer, { method: 'POST', path: '/node-jobs/claim', body });
-        const res = await json(`${dmUrl}/node-jobs/claim`, { body, headers });
-        if (!res.assignment) return;
-        claimed++;
-      }
-    }),
-  );
+  try {
+    await Promise.all(
+      nodes.map(async (signer) => {
+        for (;;) {
+          const body = { market };
+          const headers = { 'content-type': 'application/json', ...signNodeRequest(signer, { method: 'POST', path: '/node-jobs/claim', body }) };
+          const res = await pool.request({ path: '/node-jobs/claim', method: 'POST', headers, body: JSON.stringify(body) });
+          const answer = (await res.body.json()) as { assignment?: unknown };
+          if (res.statusCode !== 200) throw new Error(`POST /node-jobs/claim: ${res.statusCode} ${JSON.stringify(answer)}`);
+          if (!answer.assignment) return;
+          claimed++;
+        }
+      }),
+    );
+  } finally {
+    await pool.close();
+  }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   return { perSecond: claimed / seconds, claimed };
 }
@@ -113,6 +127,90 @@ async function bareInserts(url: string): Promise<number[]> {
   return times.sort((a, b) => a - b);
 }
 
+/** Redis commands served so far, by name (INFO commandstats; a script's own commands count too). */
+async function redisCalls(url: string): Promise<Map<string, number>> {
+  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    const info = await r.info('commandstats');
+    return new Map([...info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)].map((m) => [m[1], Number(m[2])]));
+  } finally {
+    r.disconnect();
+  }
+}
+
+/** The commands per operation between two counts, e.g. "eval 1.00, exists 1.00". */
+function perOperation(before: Map<string, number>, after: Map<string, number>, operations: number): string {
+  return [...after]
+    .map(([name, calls]) => [name, (calls - (before.get(name) ?? 0)) / operations] as const)
+    .filter(([name, n]) => n >= 0.05 && name !== 'info')
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, n]) => `${name} ${n.toFixed(2)}`)
+    .join(', ');
+}
+
+/** The postmaster's pid (the parent of a backend), to read the CPU of the whole server. */
+async function postmasterOf(url: string): Promise<number | undefined> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    const { rows } = await c.query('SELECT pg_backend_pid() AS pid');
+    return Number(/PPid:\s+(\d+)/.exec(readFileSync(`/proc/${rows[0].pid}/status`, 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  } finally {
+    await c.end();
+  }
+}
+
+/** CPU seconds of a Postgres server: the postmaster, its live children, and the children it reaped (Linux /proc). */
+function postgresCpu(postmaster: number | undefined): number {
+  if (postmaster === undefined) return NaN;
+  const fields = (pid: number | string) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  try {
+    const own = fields(postmaster);
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const f = fields(pid);
+        if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return ticks / 100;
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * Statements Postgres ran since the last call, from pg_stat_statements when
+ * the server loads it (statements inside functions counted too, with
+ * track = all); the top ones by total time, per operation. Resets the counts.
+ */
+async function statements(url: string, label: string, operations: number): Promise<void> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    await c.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
+    const { rows } = await c.query(
+      `SELECT calls, total_exec_time, toplevel, left(regexp_replace(query, '[[:space:]]+', ' ', 'g'), 110) AS query FROM pg_stat_statements
+       WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) ORDER BY total_exec_time DESC LIMIT 12`,
+    );
+    const top = rows.filter((r) => r.toplevel);
+    const calls = top.reduce((n, r) => n + Number(r.calls), 0);
+    const ms = top.reduce((n, r) => n + Number(r.total_exec_time), 0);
+    console.log(`  Postgres, ${label}: ${(calls / operations).toFixed(2)} top-level statements and ${((ms / operations) * 1000).toFixed(0)} µs executing per operation`);
+    for (const r of rows)
+      console.log(`    ${(Number(r.calls) / operations).toFixed(2)}x ${((Number(r.total_exec_time) / operations) * 1000).toFixed(0).padStart(5)} µs ${r.toplevel ? ' ' : '>'} ${r.query}`);
+    await c.query('SELECT pg_stat_statements_reset()');
+  } catch (err) {
+    console.log(`  Postgres, ${label}: no pg_stat_statements (${(err as Error).message})`);
+  } finally {
+    await c.end();
+  }
+}
+
 async function main(): Promise<void> {
   const database = await testDatabase();
   const redis = await testRedis();
@@ -154,12 +252,24 @@ async function main(): Promise<void> {
       }),
     );
 
+    const statementsOn = Boolean(process.env.BENCH_STATEMENTS);
     const post = () => json(`${dm}/jobs`, { key: apiKey.key, body: { definition, market: market.address } });
     for (let i = 0; i < 20; i++) await post(); // warm-up (caches, JIT, pools)
+    if (statementsOn) await statements(database.url, 'warm-up', 1);
     const postTimes: number[] = [];
+    const pidOf = (name: string) => stack.processes.get(name)?.child.pid;
+    const postmaster = await postmasterOf(database.url);
+    const cpuOfPost = () => [cpuSecondsOf(pidOf('deployment-manager')) ?? NaN, cpuSecondsOf(pidOf('client-manager')) ?? NaN, postgresCpu(postmaster)];
+    const cpuPostBefore = cpuOfPost();
+    const redisPostBefore = await redisCalls(redis.url);
     for (let i = 0; i < POSTS; i++) postTimes.push(await timed(post));
+    const redisPerPost = perOperation(redisPostBefore, await redisCalls(redis.url), POSTS);
+    const [dmPost, cmPost, pgPost] = cpuOfPost().map((after, i) => ((after - cpuPostBefore[i]) / POSTS) * 1e3);
+    const postCpuLine = `  CPU per post: deployment-manager ${dmPost.toFixed(2)} ms, client-manager ${cmPost.toFixed(2)} ms, Postgres ${pgPost.toFixed(2)} ms`;
+    if (statementsOn) await statements(database.url, 'per post', POSTS);
     postTimes.sort((a, b) => a - b);
     await pool(JOBS - POSTS - 20, 8, post);
+    if (statementsOn) await statements(database.url, 'the rest', 1);
 
     // Nodes heartbeat every few seconds; posting the queue can take longer than their presence lasts on a busy machine.
     await Promise.all(
@@ -169,9 +279,19 @@ async function main(): Promise<void> {
     );
     const dmPid = stack.processes.get('deployment-manager')?.child.pid;
     const cpuBefore = cpuSecondsOf(dmPid);
+    const clientBefore = process.cpuUsage();
+    const pgBefore = postgresCpu(postmaster);
+    const redisClaimBefore = await redisCalls(redis.url);
     const service = await claimAll(dm, market.address, nodes);
+    const pgUsed = postgresCpu(postmaster) - pgBefore;
+    const redisPerClaim = perOperation(redisClaimBefore, await redisCalls(redis.url), service.claimed);
     const cpuUsed = (cpuSecondsOf(dmPid) ?? NaN) - (cpuBefore ?? NaN);
+    const client = process.cpuUsage(clientBefore);
+    const clientUsed = (client.user + client.system) / 1e6;
+    if (statementsOn) await statements(database.url, 'per claim', service.claimed);
+    const pgBareBefore = postgresCpu(postmaster);
     const bareClaim = await bareClaims(database.url);
+    const pgBareUsed = postgresCpu(postmaster) - pgBareBefore;
     const bareInsert = await bareInserts(database.url);
 
     const [p50, p99, b50, b99] = [percentile(postTimes, 50), percentile(postTimes, 99), percentile(bareInsert, 50), percentile(bareInsert, 99)];
@@ -179,9 +299,16 @@ async function main(): Promise<void> {
     console.log(`  deployment-manager:    ${service.perSecond.toFixed(0)} jobs/s`);
     console.log(`  baseline, bare SKIP LOCKED loop (${NODES} pg clients): ${bareClaim.toFixed(0)} jobs/s`);
     console.log(`  deployment-manager CPU: ${(service.claimed / cpuUsed).toFixed(0)} claims per core-second`);
+    const ms = (seconds: number, n: number) => `${((seconds / n) * 1e3).toFixed(2)} ms`;
+    console.log(
+      `  CPU per claim: deployment-manager ${ms(cpuUsed, service.claimed)}, Postgres ${ms(pgUsed, service.claimed)}, the 50 signing clients (this process) ${ms(clientUsed, service.claimed)}; Postgres per bare claim ${ms(pgBareUsed, JOBS)}`,
+    );
+    console.log(`  Redis commands per claim: ${redisPerClaim}`);
     console.log(`  ratio service / baseline: ${ratioLine(service.perSecond, bareClaim, 0.4)}`);
     console.log(`posting a job (${POSTS} sequential posts: validate, resolve market, hold credits, store, queue):`);
     console.log(`  deployment-manager:    p50 ${p50.toFixed(1)} ms (target < 10 ms) ${verdict(p50 < 10, 'ABOVE TARGET')}, p99 ${p99.toFixed(1)} ms`);
+    console.log(postCpuLine);
+    console.log(`  Redis commands per post: ${redisPerPost}`);
     console.log(`  baseline, bare INSERT: p50 ${b50.toFixed(2)} ms, p99 ${b99.toFixed(2)} ms`);
     console.log(`  ratio service / baseline: p50 ${(p50 / b50).toFixed(1)}x, p99 ${(p99 / b99).toFixed(1)}x`);
   } finally {

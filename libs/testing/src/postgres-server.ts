@@ -87,6 +87,8 @@ function serverSettings(opts: PostgresServerOptions): string[] {
     timezone: 'UTC',
     log_timezone: 'UTC',
   };
+  // BENCH_STATEMENTS: a bench counts the statements it causes (pg_stat_statements, those inside functions too).
+  if (process.env.BENCH_STATEMENTS) Object.assign(settings, { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' });
   if (!opts.durable) Object.assign(settings, { fsync: 'off', synchronous_commit: 'off', full_page_writes: 'off' });
   return Object.entries(settings).flatMap(([k, v]) => ['-c', `${k}=${v}`]);
 }

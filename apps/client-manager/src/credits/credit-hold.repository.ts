@@ -2,20 +2,34 @@ import type { EntityManager } from 'typeorm';
 import { DataSourceRepository } from '../shared/repository';
 import { CreditHoldEntity } from './credit-hold.entity';
 
-/** Every statement against `credit_holds`; callers hold the user's balance lock. */
+/** What placing a hold came to: see place(). */
+export type PlacedHold =
+  | { outcome: 'no-user' }
+  | { outcome: 'insufficient'; available: number }
+  | { outcome: 'placed' | 'repeated'; hold: CreditHoldEntity };
+
+/** Every statement against `credit_holds`; callers hold the user's balance lock (place() takes it itself). */
 export class CreditHoldRepository extends DataSourceRepository {
-  findByReference(m: EntityManager, reference: string): Promise<CreditHoldEntity | null> {
-    return m.findOneBy(CreditHoldEntity, { reference });
+  /**
+   * Places a hold of `amount` for `reference` in one round trip, under the
+   * user's balance lock (place_credit_hold, migration 1760000007400): the
+   * hold already recorded under the reference (`repeated`, whoever's it is),
+   * else `insufficient` when it would overdraw, else the new open hold
+   * `holdId` with its ledger transaction `transactionId` (`placed`).
+   */
+  async place(userId: string, reference: string, amount: number, holdId: string, transactionId: string): Promise<PlacedHold> {
+    // SQL: one function call: the lock, the lookup and the writes of a hold, one statement.
+    const [row] = (await this.db.query('SELECT * FROM place_credit_hold($1, $2, $3, $4, $5)', [userId, reference, amount, holdId, transactionId])) as (RawHold & {
+      outcome: PlacedHold['outcome'];
+      available: string | null;
+    })[];
+    if (row.outcome === 'no-user') return { outcome: 'no-user' };
+    if (row.outcome === 'insufficient') return { outcome: 'insufficient', available: Number(row.available) };
+    return { outcome: row.outcome, hold: fromRaw(this.db.manager, row) };
   }
 
   findForUser(m: EntityManager, id: string, userId: string): Promise<CreditHoldEntity | null> {
     return m.findOneBy(CreditHoldEntity, { id, userId });
-  }
-
-  /** A new open hold, as stored (the database's defaults and timestamps included). */
-  async open(m: EntityManager, hold: Pick<CreditHoldEntity, 'id' | 'userId' | 'reference' | 'amount'>): Promise<CreditHoldEntity> {
-    await m.insert(CreditHoldEntity, { ...hold, status: 'open' });
-    return m.findOneByOrFail(CreditHoldEntity, { id: hold.id });
   }
 
   /** Adds to the hold's settled and released amounts; it closes when they reach its amount. */
@@ -27,18 +41,22 @@ export class CreditHoldRepository extends DataSourceRepository {
        WHERE id = $1 RETURNING *`,
       [id, settled, released],
     )) as [RawHold[], number]; // a node-pg UPDATE answers [rows, count]
-    return m.create(CreditHoldEntity, {
-      id: row.id,
-      userId: row.user_id,
-      reference: row.reference,
-      amount: Number(row.amount),
-      settled: Number(row.settled),
-      released: Number(row.released),
-      status: row.status,
-      createdAt: row.created_at,
-      updatedAt: row.updated_at,
-    });
+    return fromRaw(m, row);
   }
+}
+
+function fromRaw(m: EntityManager, row: RawHold): CreditHoldEntity {
+  return m.create(CreditHoldEntity, {
+    id: row.id,
+    userId: row.user_id,
+    reference: row.reference,
+    amount: Number(row.amount),
+    settled: Number(row.settled),
+    released: Number(row.released),
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
 }
 
 interface RawHold {

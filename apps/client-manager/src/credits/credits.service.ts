@@ -14,7 +14,7 @@ import { ConflictError, HttpError, InsufficientBalanceError, NotFoundError, Vali
 import type { Principal } from '../auth/principal';
 import type { UserRepository } from '../users/user.repository';
 import type { CreditHoldEntity } from './credit-hold.entity';
-import type { CreditHoldRepository } from './credit-hold.repository';
+import type { CreditHoldRepository, PlacedHold } from './credit-hold.repository';
 import { formatCredits, insufficientBalanceMessage } from './credit-format';
 import type { GrantRequestRepository } from './grant-request.repository';
 import type { LedgerRepository } from './ledger.repository';
@@ -69,32 +69,24 @@ export class CreditsService {
     return row.response as GrantCreditsResponse;
   }
 
-  /** Idempotent by reference: the same request again returns the same hold. */
+  /** Idempotent by reference: the same request again returns the same hold. One round trip (CreditHoldRepository.place). */
   async hold(req: CreateCreditHoldRequest): Promise<CreditHoldRecord> {
-    await this.requireUser(req.userId);
+    let placed: PlacedHold;
     try {
-      let outcome: 'placed' | 'repeated' = 'placed';
-      const hold = await this.ledger.transaction(async (m) => {
-        const balance = await this.ledger.lockBalance(m, req.userId);
-        const existing = await this.holds.findByReference(m, req.reference);
-        if (existing) {
-          outcome = 'repeated';
-          return sameHold(toHold(existing), req);
-        }
-        if (balance.available < req.amount) throw new InsufficientBalanceError(insufficientBalanceMessage(balance.available, req.amount), balance.available, req.amount);
-        const id = randomId('hld');
-        const row = await this.holds.open(m, { id, userId: req.userId, reference: req.reference, amount: req.amount });
-        await this.ledger.post(m, { kind: 'hold', userId: req.userId, holdId: id, moves: { available: -req.amount, held: req.amount } });
-        return toHold(row);
-      });
-      this.metrics?.hold(outcome);
-      return hold;
+      placed = await this.holds.place(req.userId, req.reference, req.amount, randomId('hld'), randomId('ctx'));
     } catch (err) {
-      if (err instanceof InsufficientBalanceError) this.metrics?.hold('insufficient');
       // Another user's hold took this reference between our look and our insert.
       if (isUniqueViolation(err)) throw referenceTaken(req.reference);
       throw err;
     }
+    if (placed.outcome === 'no-user') throw new NotFoundError(`No user ${req.userId}`);
+    if (placed.outcome === 'insufficient') {
+      this.metrics?.hold('insufficient');
+      throw new InsufficientBalanceError(insufficientBalanceMessage(placed.available, req.amount), placed.available, req.amount);
+    }
+    const hold = placed.outcome === 'repeated' ? sameHold(toHold(placed.hold), req) : toHold(placed.hold);
+    this.metrics?.hold(placed.outcome);
+    return hold;
   }
 
   /** Captures `amount`; with `final`, gives the rest back and closes the hold. */
@@ -151,10 +143,6 @@ export class CreditsService {
     const row = userId !== undefined ? await this.users.findById(userId) : await this.users.findByEmail(email);
     if (!row) throw new NotFoundError(`No user ${req.userId ?? req.email}`);
     return row.id;
-  }
-
-  private async requireUser(userId: string): Promise<void> {
-    if (!(await this.users.exists(userId))) throw new NotFoundError(`No user ${userId}`);
   }
 }
 

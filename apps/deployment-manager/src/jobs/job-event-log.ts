@@ -19,6 +19,24 @@ export interface EventLogSettings {
   idleSeconds: number;
 }
 
+/** A message to publish along with an event. */
+export interface Publication {
+  channel: string;
+  message: string;
+}
+
+/**
+ * One event, atomically (one script, one round trip): the `also` messages,
+ * the entry (the log trimmed to its last ARGV[1]), the log's expiry, and the
+ * wake-up on the job's channel.
+ */
+const APPEND = `
+for i = 7, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
+redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'type', ARGV[3], 'data', ARGV[4])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('PUBLISH', ARGV[5], ARGV[6])
+return 1`;
+
 /** Stream ids as Redis writes them: a client's `Last-Event-ID` must be one. */
 export const EVENT_ID = /^\d{1,20}-\d{1,20}$/;
 /** The position before any event. */
@@ -29,7 +47,7 @@ export const START = '0-0';
  * after the job ends) so that any replica can serve them and a reader can
  * resume after the last id it saw. Appending also publishes a wake-up on the
  * job's channel, in the same MULTI, so readers never miss an entry they were
- * told about.
+ * told about (one script: ADR 0074).
  */
 export class JobEventLog {
   constructor(
@@ -37,14 +55,12 @@ export class JobEventLog {
     private readonly settings: EventLogSettings,
   ) {}
 
-  async append(job: string, type: JobEventType, data: unknown, final = false): Promise<void> {
-    const key = redisKeys.jobEventLog(job);
-    await this.redis
-      .multi()
-      .xadd(key, 'MAXLEN', '=', this.settings.retained, '*', 'type', type, 'data', JSON.stringify(data))
-      .expire(key, final ? this.settings.keepSeconds : this.settings.idleSeconds)
-      .publish(redisKeys.jobEvents(job), JSON.stringify({ job, type }))
-      .exec();
+  /** With `also`, more messages published by the same command (one round trip for all). */
+  async append(job: string, type: JobEventType, data: unknown, final = false, also: Publication[] = []): Promise<void> {
+    const expiry = final ? this.settings.keepSeconds : this.settings.idleSeconds;
+    const notice = JSON.stringify({ job, type });
+    const extra = also.flatMap((p) => [p.channel, p.message]);
+    await this.redis.eval(APPEND, 1, redisKeys.jobEventLog(job), this.settings.retained, expiry, type, JSON.stringify(data), redisKeys.jobEvents(job), notice, ...extra);
   }
 
   /** Up to `count` events after `id`, oldest first. */

@@ -1,9 +1,8 @@
-import type { Redis } from 'ioredis';
 import type { JobEndpointEvent, JobEventType, JobLogEvent, JobOpEvent, JobStatusEvent, NodeOpReport } from '@ocg/contracts';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
 import { iso } from '../db';
-import type { JobEventLog } from './job-event-log';
+import type { JobEventLog, Publication } from './job-event-log';
 import type { EndpointRow, JobRow, OpRow } from './job-row';
 import { toOp } from './job-views';
 import type { EndpointState } from './report.repository';
@@ -27,16 +26,15 @@ export interface StoredReport {
  */
 export class JobEvents {
   constructor(
-    private readonly redis: Redis,
     private readonly log: JobEventLog,
     private readonly url: (label: string) => string,
     private readonly logger: Logger,
   ) {}
 
-  changed(job: ChangedJob): void {
+  /** The route's message, the event and `also` (e.g. a market's wake-up) go in one Redis round trip. */
+  changed(job: ChangedJob, also: Publication[] = []): void {
     const route = JSON.stringify({ job: job.address, status: job.status, node: job.node_address ?? null });
-    this.redis.publish(redisKeys.jobRoutes(), route).catch(this.failed);
-    this.append(job.address, 'job', statusEvent(job), FINAL_STATES.includes(job.status));
+    this.append(job.address, 'job', statusEvent(job), FINAL_STATES.includes(job.status), [{ channel: redisKeys.jobRoutes(), message: route }, ...also]);
   }
 
   /** The ops and endpoints a node's report changed, and the log tails it carried. */
@@ -53,8 +51,8 @@ export class JobEvents {
     }
   }
 
-  private append(address: string, type: JobEventType, data: unknown, final = false): void {
-    this.log.append(address, type, data, final).catch(this.failed);
+  private append(address: string, type: JobEventType, data: unknown, final = false, also: Publication[] = []): void {
+    this.log.append(address, type, data, final, also).catch(this.failed);
   }
 
   private readonly failed = (err: Error) => this.logger.warn({ err: err.message }, 'job event not recorded');

@@ -15,7 +15,7 @@ import type { JobEvents } from './job-events';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
 import type { JobRow, NewJob } from './job-row';
-import type { MarketWaker } from './market-waker';
+import { wakeUp } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 
 export interface JobPostDeps {
@@ -27,7 +27,6 @@ export interface JobPostDeps {
   markets: MarketsClient;
   definitions: DefinitionLoader;
   query: JobQueryService;
-  waker: MarketWaker;
   events: JobEvents;
   /** Posts per user: a post costs a validation, a market lookup, a hold and rows. */
   postLimit: RateLimiter;
@@ -65,10 +64,10 @@ export class JobPostService {
       if (idempotencyKey !== undefined && isFinal(err)) await this.d.requests.release(caller.userId, idempotencyKey);
       throw err;
     }
-    this.d.waker.wake(priced.market.address);
     // The row this request inserted is the whole record; one a concurrent retry recorded first is read back.
     const view = recorded ? this.d.query.recorded(recorded) : await this.d.query.view(address);
-    this.d.events.changed({ address, status: view.status, duration_seconds: view.durationSeconds });
+    // The market's claimers are woken in the event's round trip (a lost wake-up costs a claimer its wait, never the job).
+    this.d.events.changed({ address, status: view.status, duration_seconds: view.durationSeconds }, [wakeUp(priced.market.address)]);
     return view;
   }
 

@@ -1,9 +1,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from '@ocg/http';
 import { redisKeys } from '@ocg/redis';
+import type { Publication } from './job-event-log';
 
 const PATTERN = redisKeys.marketJobsQueued('*');
 const PREFIX = PATTERN.slice(0, -1);
+
+/** The message that wakes a market's claimers, for a caller that publishes it along with others (JobEvents.changed). */
+export const wakeUp = (market: string): Publication => ({ channel: redisKeys.marketJobsQueued(market), message: '1' });
 
 /**
  * Wakes long-polling claimers when a job is queued in their market. Redis
@@ -21,8 +25,9 @@ export class MarketWaker {
 
   /** Tells the market's claimers (in every instance) to look again. Never throws. */
   wake(market: string): void {
+    const { channel, message } = wakeUp(market);
     this.redis
-      .publish(redisKeys.marketJobsQueued(market), '1')
+      .publish(channel, message)
       .catch((err: Error) => this.logger.warn({ err: err.message }, 'could not publish a queued job (claimers will find it on their next poll)'));
   }
 

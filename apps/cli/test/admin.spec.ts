@@ -155,7 +155,13 @@ describe('admin markets limits and join tokens, admin nodes', () => {
     await withAdmin('markets', 'create', '--name', 'Warm', '--price-per-second', '1');
     expect(await withAdmin('markets', 'warm', 'Warm')).toBe('market Warm keeps no resources warm\n');
     const file = join(mkdtempSync(join(tmpdir(), 'warm-')), 'warm.json');
-    writeFileSync(file, JSON.stringify([{ type: 'HF', repo: 'org/model', target: '/m' }, { type: 'S3', url: 'https://s3.example.net/b', target: '/b' }]));
+    writeFileSync(
+      file,
+      JSON.stringify([
+        { type: 'HF', repo: 'org/model', target: '/m' },
+        { type: 'S3', url: 'https://s3.example.net/b', target: '/b' },
+      ]),
+    );
     await withAdmin('markets', 'warm', 'Warm', '--add', '{"type":"Ollama","model":"tiny:1b"}', '--add', file);
     const lines = (await withAdmin('markets', 'warm', 'Warm', '--remove', '2')).trim().split('\n');
     expect(lines.slice(1).map((l) => l.split(/\s{2,}/))).toEqual([

@@ -202,7 +202,9 @@ async function statements(url: string, label: string, operations: number): Promi
     const ms = top.reduce((n, r) => n + Number(r.total_exec_time), 0);
     console.log(`  Postgres, ${label}: ${(calls / operations).toFixed(2)} top-level statements and ${((ms / operations) * 1000).toFixed(0)} µs executing per operation`);
     for (const r of rows)
-      console.log(`    ${(Number(r.calls) / operations).toFixed(2)}x ${((Number(r.total_exec_time) / operations) * 1000).toFixed(0).padStart(5)} µs ${r.toplevel ? ' ' : '>'} ${r.query}`);
+      console.log(
+        `    ${(Number(r.calls) / operations).toFixed(2)}x ${((Number(r.total_exec_time) / operations) * 1000).toFixed(0).padStart(5)} µs ${r.toplevel ? ' ' : '>'} ${r.query}`,
+      );
     await c.query('SELECT pg_stat_statements_reset()');
   } catch (err) {
     console.log(`  Postgres, ${label}: no pg_stat_statements (${(err as Error).message})`);

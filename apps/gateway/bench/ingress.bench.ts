@@ -209,7 +209,14 @@ async function main(): Promise<void> {
       { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids } },
       { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids } },
       // A server name that is no job host: the gateway's HTTP path (what every connection took before INGRESS_PASSTHROUGH).
-      { name: 'gateway http', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, servername: 'localhost', proxies: { gateway: gatewayPids, 'node ingress': agentPids } },
+      {
+        name: 'gateway http',
+        origin: `https://127.0.0.1:${new URL(url).port}`,
+        host,
+        ca: tls.ca,
+        servername: 'localhost',
+        proxies: { gateway: gatewayPids, 'node ingress': agentPids },
+      },
       { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca, proxies: { nginx: nginx.pids() } },
     ];
     for (const t of targets) await measure(t, 1); // warm up: JIT, keep-alive sockets, TLS sessions

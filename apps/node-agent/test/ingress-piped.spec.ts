@@ -67,7 +67,8 @@ describe('node ingress: piped connections', () => {
   /** A node ingress believing PROXY headers from `from`. */
   async function nodeIngress(from: string): Promise<RunningServer> {
     const executor = {
-      ingressTarget: (job: string) => (job === JOB.toLowerCase() || job === OTHER.toLowerCase() ? { kind: 'proxy', host: '127.0.0.1', port: container.port, job } : { kind: 'not-found' }),
+      ingressTarget: (job: string) =>
+        job === JOB.toLowerCase() || job === OTHER.toLowerCase() ? { kind: 'proxy', host: '127.0.0.1', port: container.port, job } : { kind: 'not-found' },
     } as unknown as Executor;
     const proxyFrom = parseCidrList(from);
     const ingress = createIngress({ executor, logger: createLogger({ service: 'node-agent', level: 'silent' }), nodeAddress: 'n0deaddr', trustForwardedHost: false, proxyFrom });

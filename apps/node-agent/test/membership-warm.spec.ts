@@ -45,7 +45,11 @@ afterAll(() => server.close());
 it('hands the list to its listener at registration and again only when a heartbeat brings a new one', async () => {
   const client = new ControlPlaneClient(server.url, createSigner(randomBytes(32)), 5000);
   const gpus = async () => [];
-  const membership = new Membership(client, { market: 'M', joinToken: 't', domain: 'node.example.net', capacity: 1, gpus }, createLogger({ service: 'node-agent', level: 'silent' }));
+  const membership = new Membership(
+    client,
+    { market: 'M', joinToken: 't', domain: 'node.example.net', capacity: 1, gpus },
+    createLogger({ service: 'node-agent', level: 'silent' }),
+  );
   const heard: WarmResource[][] = [];
   membership.advertise('http://127.0.0.1:1');
   await membership.join();

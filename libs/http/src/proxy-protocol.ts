@@ -91,7 +91,7 @@ export function parseProxyV2(data: Buffer): { header: ProxyHeader; length: numbe
   const client = family === 0x11 ? [...body.subarray(0, 4)].join('.') : ipv6Text(body.subarray(0, 16));
   const clientPort = body.readUInt16BE(family === 0x11 ? 8 : 32);
   let authority = '';
-  for (let at = size; at + 3 <= body.length; ) {
+  for (let at = size; at + 3 <= body.length;) {
     const type = body[at];
     const len = body.readUInt16BE(at + 1);
     if (at + 3 + len > body.length) return new Error('truncated TLV in the PROXY header');

@@ -107,7 +107,12 @@ async function warm(market: string, options: WarmOptions): Promise<void> {
   }
   if (options.json) return printJson(record.warmResources);
   if (record.warmResources.length === 0) return print(`market ${record.name} keeps no resources warm`);
-  print(table(['#', 'RESOURCE', 'TARGET'], record.warmResources.map((r, i) => [String(i + 1), describeResource(r), String(r.target ?? '(default)')])));
+  print(
+    table(
+      ['#', 'RESOURCE', 'TARGET'],
+      record.warmResources.map((r, i) => [String(i + 1), describeResource(r), String(r.target ?? '(default)')]),
+    ),
+  );
 }
 
 /** JSON text (starting with `{` or `[`) or a file holding it: one item or a list. */

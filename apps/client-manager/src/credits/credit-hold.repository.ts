@@ -3,10 +3,7 @@ import { DataSourceRepository } from '../shared/repository';
 import { CreditHoldEntity } from './credit-hold.entity';
 
 /** What placing a hold came to: see place(). */
-export type PlacedHold =
-  | { outcome: 'no-user' }
-  | { outcome: 'insufficient'; available: number }
-  | { outcome: 'placed' | 'repeated'; hold: CreditHoldEntity };
+export type PlacedHold = { outcome: 'no-user' } | { outcome: 'insufficient'; available: number } | { outcome: 'placed' | 'repeated'; hold: CreditHoldEntity };
 
 /** Every statement against `credit_holds`; callers hold the user's balance lock (place() takes it itself). */
 export class CreditHoldRepository extends DataSourceRepository {

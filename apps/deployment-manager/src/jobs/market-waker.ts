@@ -26,9 +26,7 @@ export class MarketWaker {
   /** Tells the market's claimers (in every instance) to look again. Never throws. */
   wake(market: string): void {
     const { channel, message } = wakeUp(market);
-    this.redis
-      .publish(channel, message)
-      .catch((err: Error) => this.logger.warn({ err: err.message }, 'could not publish a queued job (claimers will find it on their next poll)'));
+    this.redis.publish(channel, message).catch((err: Error) => this.logger.warn({ err: err.message }, 'could not publish a queued job (claimers will find it on their next poll)'));
   }
 
   /** Resolves when the market is woken or after `ms`, whichever comes first. */

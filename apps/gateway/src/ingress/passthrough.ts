@@ -102,7 +102,9 @@ export function createPassthrough(opts: PassthroughOptions): Passthrough {
       upstream.once('close', () => socket.destroy());
       track(job, socket);
       track(job, upstream);
-      upstream.write(proxyV2Header({ address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 }, { address: socket.localAddress ?? '', port: socket.localPort ?? 0 }, servername));
+      upstream.write(
+        proxyV2Header({ address: socket.remoteAddress ?? '', port: socket.remotePort ?? 0 }, { address: socket.localAddress ?? '', port: socket.localPort ?? 0 }, servername),
+      );
       socket.pipe(upstream);
       upstream.pipe(socket);
     });

@@ -145,7 +145,8 @@ function checkWarmResources(items: WarmResource[]): WarmResource[] {
   if (items.length > MAX_WARM_RESOURCES) errors.push({ path: '/warmResources', message: `must not have more than ${MAX_WARM_RESOURCES} items` });
   items.forEach((item, i) => {
     for (const key of CREDENTIALS)
-      if (key in item) errors.push({ path: `/warmResources/${i}/${key}`, message: 'credentials cannot be kept warm for a market: they would be stored and sent to every node in clear' });
+      if (key in item)
+        errors.push({ path: `/warmResources/${i}/${key}`, message: 'credentials cannot be kept warm for a market: they would be stored and sent to every node in clear' });
     if ('__spread__' in item) errors.push({ path: `/warmResources/${i}`, message: 'must be a resource, not a spread marker (no literal resolves here)' });
     if (item.allowWrite !== undefined) errors.push({ path: `/warmResources/${i}/allowWrite`, message: 'a resource kept warm is read-only' });
   });

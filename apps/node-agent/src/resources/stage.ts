@@ -290,8 +290,7 @@ function firstFailure(err: unknown, signal: AbortSignal): Error {
 async function changedFiles(copy: Copy): Promise<string[]> {
   const out: string[] = [];
   const listed = 'listed' in copy ? new Map(copy.listed.map((f) => [f.path, f])) : undefined;
-  const same = (file: string, name: string): Promise<boolean> =>
-    'entry' in copy ? sameFile(file, path.join(copy.entry, name)) : matchesListing(file, listed?.get(name));
+  const same = (file: string, name: string): Promise<boolean> => ('entry' in copy ? sameFile(file, path.join(copy.entry, name)) : matchesListing(file, listed?.get(name)));
   for (const name of await filesUnder(copy.dir)) if (!(await same(path.join(copy.dir, name), name))) out.push(name);
   return out;
 }

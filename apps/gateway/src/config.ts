@@ -43,12 +43,6 @@ const schema = z
     INGRESS_LOOKUPS_PER_MINUTE: rate(60),
     /** Per client address and minute: job and market page views (0: no limit). */
     PAGE_VIEWS_PER_MINUTE: rate(120),
-    /**
-     * Pipe a TLS connection whose server name (SNI) is a running job's host, after the handshake, to the node ingress
-     * behind a PROXY v2 header (client address, server name), when that node says it believes this gateway's headers
-     * (its INGRESS_PROXY_FROM); the node does the per-request work. Needs TLS. Default off (ADR 0072).
-     */
-    INGRESS_PASSTHROUGH: env.flag(),
     /** A node ingress that sends nothing for this long is given up on. */
     INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
     /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */

@@ -7,7 +7,6 @@ import { createGateway } from './app';
 import { redirectToHttps } from './redirect';
 import { createIngress } from './ingress';
 import { IngressResolver } from './ingress/resolver';
-import { installPassthrough } from './ingress/passthrough';
 import { createPages } from './pages';
 import { RateLimiter } from '@ocg/redis';
 
@@ -54,7 +53,6 @@ runMain('gateway', async () => {
         ca: config.INGRESS_CA_FILE ? readFileSync(config.INGRESS_CA_FILE) : undefined,
         trustedProxies,
         lookupLimit: new RateLimiter(redis, 'gateway-lookups', { limit: config.INGRESS_LOOKUPS_PER_MINUTE, windowSeconds: 60 }, logger),
-        passthrough: config.INGRESS_PASSTHROUGH,
       })
     : undefined;
   if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts, job and market pages are not served');
@@ -85,8 +83,6 @@ runMain('gateway', async () => {
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
   servers[0].server.on('upgrade', gateway.upgrade);
-  if (tls && ingress?.passthrough) installPassthrough(servers[0].server, ingress.passthrough);
-  else if (config.INGRESS_PASSTHROUGH) logger.warn('INGRESS_PASSTHROUGH needs TLS_CERT_FILE, TLS_KEY_FILE and INTERNAL_TOKEN: job hosts take the HTTP path');
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
@@ -96,8 +92,6 @@ runMain('gateway', async () => {
   const metricsServer = await serveMetrics(metrics, config, logger);
   if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
-    // Piped connections are no HTTP server's to close gracefully: cut first, or closing would wait for them.
-    ingress?.passthrough?.close();
     await Promise.all(servers.map((s) => s.close()));
     gateway.close();
     redis.disconnect();

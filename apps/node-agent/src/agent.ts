@@ -1,14 +1,13 @@
 import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
-import { listen, metricsOf, parseCidrList, serveMetrics, type RunningServer, type Tracing } from '@ocg/http';
+import { listen, metricsOf, serveMetrics, type RunningServer, type Tracing } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
 import { detectDiskQuota, detectGpus, gpuDevices } from './docker/gpu';
 import { Executor } from './executor/executor';
 import { createIngress, type Ingress } from './ingress/server';
-import { acceptProxyHeaders } from './ingress/piped';
 import type { ResourceItem } from '@ocg/job-definition';
 import { resourceStage } from './resources';
 import { WarmSet } from './resources/warm';
@@ -107,11 +106,9 @@ export class NodeAgent {
       metrics,
       logFollow: { perJob: config.LOG_FOLLOWERS_PER_JOB, heartbeatMs: config.LOG_FOLLOW_HEARTBEAT_SECONDS * 1000 },
     });
-    const proxyFrom = config.INGRESS_PROXY_FROM ? parseCidrList(config.INGRESS_PROXY_FROM) : undefined;
-    const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST, proxyFrom });
+    const proxy = createIngress({ executor, logger, nodeApi: app, nodeAddress: config.NODE_ADDRESS, trustForwardedHost: config.INGRESS_TRUST_FORWARDED_HOST });
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });
-    if (proxyFrom) acceptProxyHeaders(ingress.server, proxyFrom);
     ingress.server.on('upgrade', proxy.upgrade);
     const metricsServer = await serveMetrics(metrics, config, logger);
     parts.onListening?.({ api: api.url, ingress: ingress.url });

@@ -109,11 +109,6 @@ const schema = z
     AUTH_MAX_AGE_SECONDS: count(300),
     /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
     INGRESS_TRUST_FORWARDED_HOST: flag('false'),
-    /**
-     * Gateways (comma-separated CIDR ranges) whose PROXY v2 headers the ingress believes: they pipe a client's
-     * TLS connection here, stating the client's address and server name (ADR 0072). Unset: nobody's.
-     */
-    INGRESS_PROXY_FROM: env.cidrs(),
     /** On SIGTERM, stop every job and remove what it made (for development nodes) instead of leaving them for the next agent. */
     STOP_JOBS_ON_EXIT: flag('false'),
     /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */

@@ -55,4 +55,3 @@ export { forward, upstreamAgent, upstreamPool, INTERNAL_HEADER_PREFIX, type Forw
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
 export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';
-export { proxyV2Header, parseProxyV2, readProxyHeader, PROXY_V2_SIGNATURE, type ProxyHeader } from './proxy-protocol';

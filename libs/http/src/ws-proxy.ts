@@ -27,15 +27,7 @@ export function guardUpgradeSocket(socket: Duplex): void {
   if (socket.listenerCount('error') === 0) socket.on('error', () => socket.destroy());
 }
 
-const REASONS: Record<number, string> = {
-  400: 'Bad Request',
-  403: 'Forbidden',
-  404: 'Not Found',
-  421: 'Misdirected Request',
-  429: 'Too Many Requests',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
+const REASONS: Record<number, string> = { 400: 'Bad Request', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests', 502: 'Bad Gateway', 503: 'Service Unavailable' };
 
 /** Answers an upgrade with a bare status (no handshake) and closes the connection; safe on a socket already reset. */
 export function refuseUpgrade(socket: Duplex, status: number, headers: Record<string, string> = {}): void {

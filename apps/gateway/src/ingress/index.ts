@@ -26,7 +26,6 @@ import { parseIngressHost, type IngressHost } from './host';
 import { isNodeApiRoute } from './node-routes';
 import { LookupRefused, type IngressResolver, type IngressTarget } from './resolver';
 import { sendNotFoundPage, sendTooManyPage, sendUnavailablePage } from './pages';
-import { createPassthrough, type Passthrough } from './passthrough';
 
 export interface IngressOptions {
   nodeDomain: string;
@@ -42,8 +41,6 @@ export interface IngressOptions {
   trustedProxies?: BlockList;
   /** Per client address: lookups of hosts the gateway does not know yet. */
   lookupLimit?: RateLimiter;
-  /** Pipe TLS connections to running jobs' node ingresses that take them (INGRESS_PASSTHROUGH, ADR 0072); default off. */
-  passthrough?: boolean;
 }
 
 export interface Ingress {
@@ -51,8 +48,6 @@ export interface Ingress {
   matches(host: string | undefined): boolean;
   handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void;
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
-  /** With `passthrough`: what takes TLS connections first (see installPassthrough). */
-  passthrough?: Passthrough;
   close(): void;
 }
 
@@ -146,23 +141,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     });
   };
 
-  const passthrough = opts.passthrough
-    ? createPassthrough({
-        route: (servername) => {
-          const parsed = parse(servername);
-          return parsed && opts.resolver.known(parsed.address);
-        },
-        url: (ingressUrl) => check(ingressUrl).url,
-        dispatcher,
-        lookup,
-        trustedProxies: trusted,
-        logger,
-      })
-    : undefined;
-  if (passthrough) opts.resolver.watch((job) => passthrough.routeChanged(job));
-
   return {
-    passthrough,
     matches: (host) => parse(host) !== undefined,
     handle(req, res, requestId) {
       const forwarded = forwardedOf(req, trusted);
@@ -204,7 +183,6 @@ export function createIngress(opts: IngressOptions): Ingress {
       );
     },
     close() {
-      passthrough?.close();
       wsProxy.close();
       void dispatcher.destroy();
       agents.http.destroy();

@@ -34,7 +34,6 @@ interface Failure {
 }
 
 const routable = (t: IngressTarget): boolean => t.kind === 'job' || t.kind === 'node';
-const sameRoute = (a: IngressTarget, b: IngressTarget): boolean => a.kind === b.kind && 'ingressUrl' in a && 'ingressUrl' in b && a.ingressUrl === b.ingressUrl;
 
 /**
  * Resolves the address of a job or node host through the internal routes of
@@ -53,7 +52,6 @@ export class IngressResolver {
   private readonly failures: LRUCache<string, Failure>;
   private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
   private readonly services: RouteServices;
-  private readonly watchers: Array<(job: string) => void> = [];
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
@@ -110,35 +108,11 @@ export class IngressResolver {
     return age < limit ? entry.target : undefined;
   }
 
-  /**
-   * The route of a job or node host's address known within `staleMs`, at
-   * once, without asking anyone: past `cacheMs` it is looked up again in the
-   * background (as a request would). Undefined: none known, or not routable.
-   */
-  known(address: string): IngressTarget | undefined {
-    const key = address.toLowerCase();
-    const entry = this.entries.get(key);
-    if (!entry || !routable(entry.target)) return undefined;
-    const now = Date.now();
-    if (now - entry.at >= this.staleMs) return undefined;
-    if (now - entry.at >= this.opts.cacheMs && !this.inflight.has(key)) {
-      const failure = this.failures.get(key);
-      if (!failure || now - failure.at >= this.negativeMs) void this.refresh(key).catch(() => undefined);
-    }
-    return entry.target;
-  }
-
   /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, or somewhere else. */
   apply(change: { job: string; status: string }): void {
     const key = change.job.toLowerCase();
     if (change.status === 'RUNNING') this.entries.delete(key);
     else this.entries.set(key, { target: { kind: 'not-ready', job: change.job, status: change.status }, at: Date.now() });
-    for (const watcher of this.watchers) watcher(key);
-  }
-
-  /** Called with a job's lowercased address whenever `apply` is told its route changed. */
-  watch(watcher: (job: string) => void): void {
-    this.watchers.push(watcher);
   }
 
   /**
@@ -161,11 +135,7 @@ export class IngressResolver {
       (target) => {
         // A pub/sub change that arrived meanwhile is newer than this answer.
         const current = this.entries.get(key);
-        if (!current || current.at <= started) {
-          this.entries.set(key, { target, at: Date.now() });
-          // A lookup found a route gone or moved that no change announced (one missed while Redis was away).
-          if (current && routable(current.target) && !sameRoute(current.target, target)) for (const watcher of this.watchers) watcher(key);
-        }
+        if (!current || current.at <= started) this.entries.set(key, { target, at: Date.now() });
         this.failures.delete(key);
         return current && current.at > started ? current.target : target;
       },

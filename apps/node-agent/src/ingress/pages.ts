@@ -2,7 +2,6 @@ import type http from 'node:http';
 
 const PAGES = {
   404: ['Nothing here yet', 'No service answers at this address yet. If a job was just posted, its endpoint appears once the container is ready; that can take a few minutes.'],
-  421: ['Misdirected request', 'This connection was opened for another address. Connect again for this one.'],
   502: ['Bad gateway', 'The service at this address did not answer. It may be restarting.'],
   503: ['Service unavailable', 'The service at this address is failing its health checks. It is still running; try again shortly.'],
 } as const;

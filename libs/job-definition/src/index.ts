@@ -1,6 +1,6 @@
 export * from './types';
 export type * from './normalized-types';
-export { validate, validateOps, type ValidateOpsOptions } from './validate';
+export { validate, validateOps, validateResources, type ValidateOpsOptions } from './validate';
 export { normalize } from './normalize';
 export { resolveLiterals, resolveOpLiterals, unresolvedLiterals, LiteralResolutionError, type LiteralContext } from './resolve';
 export { planStages, type StagePlan, type PlannedStage, type PlannedOp, type OpRelease } from './plan';

@@ -61,6 +61,17 @@ export function validateOps(ops: unknown, options: ValidateOpsOptions = {}): Val
   });
 }
 
+/**
+ * A list of resource items as an op's `args.resources` takes them, checked by
+ * the definition's own schema and rules (in a minimal op); paths are relative
+ * to the list (`/2/IAM`).
+ */
+export function validateResources(items: unknown): ValidationResult {
+  const checked = validateOps([{ type: 'container/run', id: 'resources', args: { image: 'resources', resources: items } }]);
+  const relative = (issue: Issue): Issue => ({ ...issue, path: issue.path.replace('/0/args/resources', '') });
+  return { ...checked, errors: checked.errors.map(relative), warnings: checked.warnings.map(relative) };
+}
+
 /** The list's own limit (the schema sees an empty list in its place) and each op. */
 function opListIssues(ops: unknown, path: string): Issue[] {
   if (!Array.isArray(ops)) return [];

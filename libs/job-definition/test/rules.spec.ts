@@ -1,4 +1,4 @@
-import { validate, validateOps } from '../src';
+import { validate, validateOps, validateResources } from '../src';
 import { job, loadExample, run, volume } from './helpers';
 
 type Loose = Record<string, unknown>;
@@ -317,5 +317,18 @@ describe('definitions that could never start', () => {
 
   it('refuses a group name longer than a node may report', () => {
     expect(check([run('a', {}, { group: 'g'.repeat(10_000) })]).errors).toEqual([{ path: '/ops/0/execution/group', message: expect.stringContaining('200') }]);
+  });
+});
+
+describe('a list of resources on its own', () => {
+  it('accepts the items an op takes and names a bad item by its place in the list', () => {
+    expect(validateResources([{ type: 'HF', repo: 'org/model', target: '/models' }]).errors).toEqual([]);
+    const checked = validateResources([
+      { type: 'HF', repo: 'org/model', target: '/models' },
+      { type: 'HF', target: '/models' },
+    ]);
+    expect(checked.valid).toBe(false);
+    expect(checked.errors.length).toBeGreaterThan(0);
+    expect(checked.errors.every((e) => e.path.startsWith('/1'))).toBe(true);
   });
 });

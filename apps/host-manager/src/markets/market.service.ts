@@ -11,7 +11,7 @@ import {
   type WarmResource,
 } from '@ocg/contracts';
 import { isAddress } from '@ocg/auth';
-import { validateOps } from '@ocg/job-definition';
+import { validateResources } from '@ocg/job-definition';
 import { ConflictError, NotFoundError, ValidationError } from '@ocg/http';
 import { generateAddress, generateJoinToken } from './join-token';
 import type { MarketEntity } from './market.entity';
@@ -150,8 +150,8 @@ function checkWarmResources(items: WarmResource[]): WarmResource[] {
     if ('__spread__' in item) errors.push({ path: `/warmResources/${i}`, message: 'must be a resource, not a spread marker (no literal resolves here)' });
     if (item.allowWrite !== undefined) errors.push({ path: `/warmResources/${i}/allowWrite`, message: 'a resource kept warm is read-only' });
   });
-  const checked = validateOps([{ type: 'container/run', id: 'warm', args: { image: 'warm', resources: items } }]);
-  if (!checked.valid) for (const e of checked.errors) errors.push({ path: e.path.replace('/0/args/resources', '/warmResources'), message: e.message });
+  const checked = validateResources(items);
+  if (!checked.valid) for (const e of checked.errors) errors.push({ path: `/warmResources${e.path}`, message: e.message });
   if (errors.length === 0) return items;
   throw new ValidationError(`Validation failed: ${errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`, errors);
 }

@@ -1,6 +1,6 @@
 /** The node's remote resources: the cache and the fetch stage, from the agent's settings. */
 import type { Logger } from 'pino';
-import { validateOps } from '@ocg/job-definition';
+import { validateResources } from '@ocg/job-definition';
 import type { AgentConfig } from '../config';
 import { ResourceCache } from './cache';
 import { resourcePolicy } from './network';
@@ -11,8 +11,8 @@ const GB = 1e9;
 /** Undefined when the cache cannot be opened (e.g. a directory the agent may not write): that costs the node its resources, not its jobs. */
 export async function resourceStage(config: AgentConfig, logger: Logger): Promise<ResourceStage | undefined> {
   const keep = config.RESOURCE_KEEP;
-  const checked = validateOps([{ type: 'container/run', id: 'keep', args: { image: 'keep', resources: keep } }]);
-  if (!checked.valid) throw new Error(`RESOURCE_KEEP: ${checked.errors.map((e) => `${e.path.replace('/0/args/resources', '')} ${e.message}`).join('; ')}`);
+  const checked = validateResources(keep);
+  if (!checked.valid) throw new Error(`RESOURCE_KEEP: ${checked.errors.map((e) => `${e.path} ${e.message}`).join('; ')}`);
   let cache: ResourceCache;
   try {
     cache = await ResourceCache.open(config.RESOURCE_CACHE_DIR, config.RESOURCE_CACHE_GB * GB, logger);

@@ -60,10 +60,13 @@ it('adopts a running job after an agent restart: states, logs, results, endpoint
 
 it('ends and cleans up a job whose duration ran out while no agent was running', async () => {
   const first = await agent();
-  const { job } = await first.submit(definition([runOp('svc', 'sleep 600')]), { durationSeconds: 2 });
+  // Long enough for the op to start on a loaded machine; the wait below runs to the end of it.
+  const durationSeconds = 6;
+  const submitted = Date.now();
+  const { job } = await first.submit(definition([runOp('svc', 'sleep 600')]), { durationSeconds });
   await first.waitOp(job, 'svc', 'running');
   await first.close();
-  await new Promise((r) => setTimeout(r, 2100));
+  await new Promise((r) => setTimeout(r, Math.max(0, submitted + durationSeconds * 1000 + 100 - Date.now())));
 
   const second = await agent();
   const summary = await second.waitEnded(job);

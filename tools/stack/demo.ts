@@ -75,11 +75,11 @@ export async function postExample(gateway: string, userKey: string, definition: 
       const status = res.data?.status;
       if (status && status !== 'QUEUED' && status !== 'RUNNING') throw new Error(`the example job ended ${status}: ${res.data?.reason}`);
       sayOnce(`job ${status}`, `example job ${job.address} is ${status ?? 'unknown'} (${Math.round((Date.now() - started) / 1000)} s)`);
-      return status === 'RUNNING' && res.data?.url ? res.data : undefined;
+      return status === 'RUNNING' && res.data?.url ? { ...res.data, url: res.data.url } : undefined;
     },
     { timeoutMs: 300000, intervalMs: 1000, what: 'the example job to run' },
   );
-  const url = running.url!;
+  const url = running.url;
   await waitFor(
     async () => {
       const res = await fetch(url).catch(() => undefined);

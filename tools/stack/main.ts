@@ -49,7 +49,7 @@ const logDir = join(dataDir, 'logs');
 const allLines = ['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '');
 /** Free ports everywhere instead of the fixed defaults (tests run the stack beside anything else). */
 const freePorts = process.env.STACK_FREE_PORTS === '1';
-const port = async (fixed: number, variable?: string): Promise<number> => (process.env[variable ?? ''] ? Number(process.env[variable!]) : freePorts ? freePort() : fixed);
+const port = async (fixed: number, variable?: string): Promise<number> => (variable && process.env[variable] ? Number(process.env[variable]) : freePorts ? freePort() : fixed);
 const NODE_DOMAIN = 'nodes.localhost';
 /** What runs, stopped in this order: the agent reports its jobs ended while the services still listen. */
 const STOP_ORDER = ['node-agent', 'services', 'docker', 'redis', 'postgres'] as const;

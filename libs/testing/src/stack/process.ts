@@ -63,7 +63,7 @@ export function startTsProcess(
   const file = opts.logFile ? openLog(opts.logFile) : undefined;
   const show = opts.show ?? (() => true);
   const maxExtra = opts.show ? SHOWN_EXTRA : Infinity;
-  for (const stream of [child.stdout!, child.stderr!]) {
+  for (const stream of [child.stdout, child.stderr]) {
     createInterface({ input: stream }).on('line', (line) => {
       file?.write(`${line}\n`);
       if (show(line)) onLine(formatLine(name, color, line, maxExtra));

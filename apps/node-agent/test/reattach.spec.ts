@@ -60,13 +60,12 @@ it('adopts a running job after an agent restart: states, logs, results, endpoint
 
 it('ends and cleans up a job whose duration ran out while no agent was running', async () => {
   const first = await agent();
-  // Long enough for the op to start on a loaded machine; the wait below runs to the end of it.
-  const durationSeconds = 6;
-  const submitted = Date.now();
-  const { job } = await first.submit(definition([runOp('svc', 'sleep 600')]), { durationSeconds });
+  const { job } = await first.submit(definition([runOp('svc', 'sleep 600')]));
   await first.waitOp(job, 'svc', 'running');
   await first.close();
-  await new Promise((r) => setTimeout(r, Math.max(0, submitted + durationSeconds * 1000 + 100 - Date.now())));
+  // The deadline passes while no agent runs: written as the last deadline note (what an extension writes, and what a
+  // restarted agent believes over the network's label), so a slow start cannot end the job before the agent closes.
+  await writeNote(first.docker, node, job, { kind: 'deadline', deadline: Date.now() - 1000, at: Date.now() });
 
   const second = await agent();
   const summary = await second.waitEnded(job);
@@ -87,4 +86,18 @@ it('finishes the cleanup of a job that had ended when its agent died', async () 
   expect(summary).toMatchObject({ state: 'stopped', reason: 'stopped by the control plane' });
   expect(summary.ops[0]).toMatchObject({ state: 'stopped' });
   expect(await leftovers(second.docker, node, job)).toEqual([]);
+});
+
+it('ends a job whose end was under way when its agent closed, instead of leaving its stops to race the next agent', async () => {
+  const first = await agent();
+  // Ends on SIGTERM at once (a shell as PID 1 ignores it otherwise, and the stop would wait out its grace).
+  const { job } = await first.submit(definition([runOp('svc', "trap 'exit 0' TERM; sleep 600 & wait")]));
+  await first.waitOp(job, 'svc', 'running');
+  const ended = first.agent.executor.stopAndWait(job, 'stopped by the control plane');
+  await first.close();
+  expect(await leftovers(first.docker, node, job)).toEqual([]);
+  expect(await ended).toMatchObject({ state: 'stopped', reason: 'stopped by the control plane' });
+
+  const second = await agent();
+  expect(second.agent.adopted).toEqual([]);
 });

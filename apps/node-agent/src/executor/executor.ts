@@ -22,6 +22,9 @@ import type { ResourceStage } from '../resources/stage';
 import { NodeMetrics, type NodeSnapshot } from '../node-metrics';
 import type { JobAssignment, JobResults, JobStatus, JobSummary, OpStatus } from './types';
 
+/** How long closing waits for the ends already under way (containers' stop grace, the report, the cleanup). */
+const ENDING_ON_CLOSE_MS = 30_000;
+
 export interface ExecutorOptions {
   docker: Docker;
   logger: Logger;
@@ -214,8 +217,19 @@ export class Executor implements JobSink {
     return { jobs, containers };
   }
 
-  /** The agent stops; jobs keep running in the engine for the next agent to adopt. */
+  /**
+   * The agent stops; jobs keep running in the engine for the next agent to adopt. A job whose end is
+   * under way is ended first (bounded): left half-way, its stops would race the next agent, which
+   * could adopt a container this one is stopping and take its exit for a failure.
+   */
   async close(): Promise<void> {
+    const ending = [...this.jobs.values()].filter((runner) => runner.ended).map((runner) => runner.whenEnded().catch(() => undefined));
+    if (ending.length > 0) {
+      let timer: NodeJS.Timeout | undefined;
+      const bound = new Promise<void>((resolve) => (timer = setTimeout(resolve, ENDING_ON_CLOSE_MS)));
+      await Promise.race([Promise.all(ending), bound]);
+      clearTimeout(timer);
+    }
     this.closed = true;
     this.disk.close();
     this.events.close();

@@ -1,6 +1,6 @@
 import type { DataSource } from 'typeorm';
 import type { Redis } from 'ioredis';
-import { ServiceClient, type Logger, type Metrics } from '@ocg/http';
+import { ServiceClient, upstreamPool, type Logger, type Metrics } from '@ocg/http';
 import { RateLimiter } from '@ocg/redis';
 import type { DeploymentManagerSettings } from './app';
 import { CasDownloads } from './cas/cas-downloads';
@@ -43,11 +43,16 @@ export interface ServiceDeps {
   metrics?: Metrics;
 }
 
+/** Connections kept to each service called (client-manager, host-manager); calls beyond them wait for one. */
+const SERVICE_CONNECTIONS = 64;
+
 export type DeploymentManagerServices = ReturnType<typeof composeServices>;
 
 /** Builds every object of the service once (no DI framework): main.ts and tests share it. */
 export function composeServices({ logger, db, redis, settings: s, metrics }: ServiceDeps) {
-  const service = (name: string, baseUrl: string) => new ServiceClient({ service: name, baseUrl, internalToken: s.INTERNAL_TOKEN, timeoutMs: s.SERVICE_TIMEOUT_MS });
+  // Kept-alive connections (undici's pool) rather than fetch: less CPU per call (ADR 0075).
+  const service = (name: string, baseUrl: string) =>
+    new ServiceClient({ service: name, baseUrl, internalToken: s.INTERNAL_TOKEN, timeoutMs: s.SERVICE_TIMEOUT_MS, dispatcher: upstreamPool(baseUrl, { connections: SERVICE_CONNECTIONS }) });
   const clientManager = service('client-manager', s.CLIENT_MANAGER_URL);
   const hostManager = service('host-manager', s.HOST_MANAGER_URL);
   const credits = new CreditsClient(clientManager);

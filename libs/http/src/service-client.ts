@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
 import { currentCallContext, startHop, TRACEPARENT_HEADER, TRACESTATE_HEADER, type CallContext, type Hop } from './call-context';
 import type { Tracing } from './tracing';
 import { REQUEST_ID_HEADER } from './request-id';
@@ -35,6 +36,13 @@ export interface ServiceClientOptions {
   /** Sent on every call (after the defaults, before the call's own). */
   headers?: Record<string, string>;
   fetch?: typeof globalThis.fetch;
+  /**
+   * Keep-alive connections to send the calls over (undici, e.g.
+   * `upstreamPool(baseUrl, { connections })`) instead of `fetch`: the request
+   * goes out in one write and the answer is read without the web streams,
+   * about a third of fetch's CPU per call. Same retries, budget and answers.
+   */
+  dispatcher?: Dispatcher;
   /** Records the calls made outside any request (each starts a trace); inside one, the request's tracer records them. */
   tracing?: Tracing;
 }
@@ -108,9 +116,9 @@ export class ServiceClient {
     const init: RequestInit = { method, headers: this.headersFor(req, hop), body: req.body === undefined ? undefined : JSON.stringify(req.body), signal };
     const url = new URL(req.path, this.opts.baseUrl);
     for (let attempt = 0; ; attempt++) {
-      let res: Response;
+      let res: Answer;
       try {
-        res = await this.doFetch(url, init);
+        res = await this.once(url, init);
       } catch (err) {
         if (req.signal?.aborted) throw err;
         if (signal.aborted || attempt >= retries) throw this.unavailable(`no answer (${(err as Error).message})`);
@@ -118,13 +126,22 @@ export class ServiceClient {
         continue;
       }
       if (attempt < retries && RETRY_STATUSES.has(res.status)) {
-        await res.body?.cancel().catch(() => undefined);
+        await res.discard();
         await this.pause(attempt, signal);
         if (!signal.aborted) continue;
         throw this.unavailable(`status ${res.status}`);
       }
-      return read<T>(res);
+      return res.read<T>();
     }
+  }
+
+  /** One attempt, over the dispatcher's kept connections when there is one, else fetch. */
+  private async once(url: URL, init: RequestInit): Promise<Answer> {
+    const dispatcher = this.opts.dispatcher;
+    if (!dispatcher) return fetched(await this.doFetch(url, init));
+    const { method, headers, body, signal } = init as { method: HttpMethod; headers: Record<string, string>; body: string | undefined; signal: AbortSignal };
+    const res = await dispatcher.request({ origin: url.origin, path: url.pathname + url.search, method, headers, body, signal });
+    return dispatched(res);
   }
 
   /** The parsed body of a 2xx answer; any other answer throws its typed error (4xx as sent, 5xx as a 503 naming the service). */
@@ -165,9 +182,61 @@ export class ServiceClient {
   }
 }
 
-async function read<T>(res: Response): Promise<ServiceResponse<T>> {
-  const text = await res.text().catch(() => '');
-  return { status: res.status, ok: res.ok, body: parse(text) as T, text, headers: res.headers };
+/** An answer of either transport: its status, then its body read or thrown away. */
+interface Answer {
+  status: number;
+  discard(): Promise<void>;
+  read<T>(): Promise<ServiceResponse<T>>;
+}
+
+function fetched(res: Response): Answer {
+  return {
+    status: res.status,
+    discard: () => (res.body ? res.body.cancel().catch(() => undefined) : Promise.resolve()),
+    read: async <T>() => {
+      const text = await res.text().catch(() => '');
+      return { status: res.status, ok: res.ok, body: parse(text) as T, text, headers: res.headers };
+    },
+  };
+}
+
+function dispatched(res: Dispatcher.ResponseData): Answer {
+  const status = res.statusCode;
+  return {
+    status,
+    discard: () => res.body.dump().catch(() => undefined),
+    read: async <T>() => new DispatchedResponse<T>(status, await res.body.text().catch(() => ''), res.headers),
+  };
+}
+
+/** An answer read from a dispatcher; its headers are made into `Headers` when asked for (an error's Retry-After): most answers are read for their body alone. */
+class DispatchedResponse<T> implements ServiceResponse<T> {
+  readonly ok: boolean;
+  readonly body: T;
+  private made?: Headers;
+
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    private readonly raw: Dispatcher.ResponseData['headers'],
+  ) {
+    this.ok = status >= 200 && status < 300;
+    this.body = parse(text) as T;
+  }
+
+  get headers(): Headers {
+    return (this.made ??= headersOf(this.raw));
+  }
+}
+
+function headersOf(raw: Dispatcher.ResponseData['headers']): Headers {
+  const headers = new Headers();
+  for (const name in raw) {
+    const value = raw[name];
+    if (typeof value === 'string') headers.append(name, value);
+    else if (value) for (const v of value) headers.append(name, v);
+  }
+  return headers;
 }
 
 function parse(text: string): unknown {

@@ -11,6 +11,7 @@ import {
   ServiceUnavailableError,
   TooManyRequestsError,
   ValidationError,
+  upstreamPool,
   type ServiceClientOptions,
 } from '../src';
 import { startApp, type TestServer } from './support';
@@ -266,6 +267,64 @@ describe('ServiceClient', () => {
     it('a body that is not JSON reads as undefined, with its text kept', async () => {
       const { client } = await serve((_req, res) => res.writeHead(200).end('plain words'));
       await expect(client.request({ path: '/a' })).resolves.toMatchObject({ status: 200, body: undefined, text: 'plain words' });
+    });
+  });
+
+  describe('over kept connections (a dispatcher instead of fetch)', () => {
+    const pooled = async (handler: Handler, opts: Partial<ServiceClientOptions> = {}) => {
+      const up = await upstream(handler);
+      const pool = upstreamPool(up.url, { connections: 2 });
+      opened.push({ close: () => pool.close().then(() => up.close()) });
+      return { up, pool, client: new ServiceClient({ service: 'upstream', baseUrl: up.url, retryBaseMs: 5, retryMaxMs: 20, dispatcher: pool, ...opts }) };
+    };
+
+    it('sends the same request over the pool’s connection and reads the answer', async () => {
+      const { up, pool, client } = await pooled((_req, res) => json(res, 201, { id: 'h1' }), { internalToken: 'secret-token' });
+      const res = await client.request<{ id: string }>({ method: 'POST', path: '/credits/holds?x=1', body: { amount: 2 }, context: { requestId: 'req-7' } });
+      expect(res).toMatchObject({ status: 201, ok: true, body: { id: 'h1' }, text: '{"id":"h1"}' });
+      expect(res.headers.get('content-type')).toBe('application/json');
+      expect(pool.stats.connected).toBe(1);
+      expect(up.seen[0]).toMatchObject({ method: 'POST', url: '/credits/holds?x=1', body: '{"amount":2}' });
+      expect(up.seen[0].headers).toMatchObject({ 'x-ocg-internal-token': 'secret-token', 'content-type': 'application/json', 'x-request-id': 'req-7' });
+      await client.request({ path: '/a' });
+      expect(up.seen[1]).toMatchObject({ method: 'GET', url: '/a', body: '' });
+      expect(up.seen[1].headers['content-type']).toBeUndefined();
+    });
+
+    it('retries as over fetch, and maps the last answer (with its Retry-After) to the typed error', async () => {
+      const { up, client } = await pooled((_req, res, n) => (n === 1 ? json(res, 503, {}) : json(res, 429, { message: 'slow down' }, { 'retry-after': '7' })));
+      const err = await caught(client.send({ path: '/a' }));
+      expect(up.seen).toHaveLength(2);
+      expect(err).toBeInstanceOf(TooManyRequestsError);
+      expect((err as HttpError).headers).toEqual({ 'Retry-After': '7' });
+      const first = await pooled((_req, res) => json(res, 503, {}));
+      await expect(first.client.send({ method: 'POST', path: '/a', body: {} })).rejects.toBeInstanceOf(ServiceUnavailableError);
+      expect(first.up.seen).toHaveLength(1);
+    });
+
+    it('gives up within the budget with a 503, throws the caller’s abort as it is, and reads a body that is not JSON as undefined', async () => {
+      const silent = await pooled((req, res) => (req.url === '/plain' ? res.writeHead(200).end('plain words') : undefined), { timeoutMs: 300 });
+      const err = await caught(silent.client.request({ path: '/slow' }));
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as HttpError).internalDetail).toMatch(/^upstream: no answer/);
+      expect(silent.up.seen).toHaveLength(1);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 50);
+      const aborted = await caught(silent.client.request({ path: '/slow', timeoutMs: 60_000, signal: controller.signal }));
+      expect(aborted).not.toBeInstanceOf(ServiceUnavailableError);
+      expect(aborted.name).toBe('AbortError');
+      await expect(silent.client.request({ path: '/plain' })).resolves.toMatchObject({ status: 200, body: undefined, text: 'plain words' });
+    });
+
+    it('retries a GET whose connection was refused, then gives up with a 503', async () => {
+      const probe = await upstream(() => undefined);
+      await probe.close();
+      const pool = upstreamPool(probe.url, { connections: 1 });
+      opened.push(pool);
+      const client = new ServiceClient({ service: 'gone', baseUrl: probe.url, retryBaseMs: 5, dispatcher: pool });
+      const err = await caught(client.find('/a'));
+      expect(err).toBeInstanceOf(ServiceUnavailableError);
+      expect((err as HttpError).internalDetail).toMatch(/^gone: no answer/);
     });
   });
 });

@@ -35,14 +35,13 @@ export interface NewHold {
 export class HoldRepository extends BaseRepository {
   /** Records the intent before calling client-manager, so a crash in between leaves a trace the sweeper follows. */
   async begin(h: NewHold): Promise<void> {
-    await this.db.manager
-      .createQueryBuilder()
-      .insert()
-      .into(JobHoldEntity)
-      .values({ reference: h.reference, job_address: h.job, seq: h.seq, user_id: h.userId, amount: String(h.amount), seconds: h.seconds, state: 'placing' })
-      .orUpdate([], ['reference'])
-      .updateEntity(false)
-      .execute();
+    // SQL: the statement the query builder made, written out: building it took several times the CPU of sending it (ADR 0075).
+    await rows(
+      this.db.manager,
+      `INSERT INTO job_holds (reference, job_address, seq, user_id, amount, seconds, state) VALUES ($1, $2, $3, $4, $5, $6, 'placing')
+       ON CONFLICT (reference) DO NOTHING`,
+      [h.reference, h.job, h.seq, h.userId, String(h.amount), h.seconds],
+    );
   }
 
   /**

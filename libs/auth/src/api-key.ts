@@ -4,7 +4,7 @@
  * checksum let leak scanners match keys offline with few false positives,
  * and let the gateway drop garbage before any database or cache lookup.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, hash, randomBytes } from 'node:crypto';
 import { BASE58_ALPHABET, base58, decodeBase58Exact } from './base58';
 
 export const API_KEY_PREFIX = 'ocg_';
@@ -40,8 +40,8 @@ export function isWellFormedApiKey(text: string): boolean {
  * enough (no salt, no slow KDF) because the key carries 256 random bits.
  */
 export function apiKeyLookupHash(key: string): string {
-  // Stryker disable next-line StringLiteral: 'utf8' is the default encoding of hash.update
-  return createHash('sha256').update(key, 'utf8').digest('hex');
+  // One-shot: createHash builds a stream object per call, a few µs on every validation.
+  return hash('sha256', key, 'hex');
 }
 
 /** First 32 bits of SHA-256(prefix + body) as exactly 6 base58 digits, most significant first. */

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import express, { type Express } from 'express';
 import type { Logger } from 'pino';
 import { bodyParser, DEFAULT_BODY_LIMIT } from './body';
@@ -102,7 +103,8 @@ function installRequestLog(app: Express, logger: Logger): void {
 function logRequest(logger: Logger, req: express.Request, res: express.Response, requestId: string, traceId: string, metrics?: Metrics): void {
   const started = Date.now();
   const t0 = metrics ? performance.now() : 0;
-  res.once('close', () => {
+  // `on`, not `once`: close comes once, and `once` binds a wrapper for every request.
+  res.on('close', () => {
     const status = res.statusCode;
     metrics?.requests.observe({ method: req.method, route: routeOf(req), status }, (performance.now() - t0) / 1000);
     const level = accessLevel(req, status);
@@ -138,6 +140,20 @@ function requestPipeline(opts: HttpAppOptions): express.RequestHandler {
   };
 }
 
+/** The ETag of an empty body, as the `etag` package writes it. */
+const EMPTY_ETAG = 'W/"0-2jmj7l5rSw0yVb/vlWAYkK/YBwk"';
+
+/**
+ * express's default weak ETag (`etag` with `weak: true`: the body's length in
+ * hex and 27 characters of its SHA-1 in base64), the same value from a
+ * one-shot hash: `createHash` builds a stream object for every answer.
+ */
+function weakEtag(body: Buffer | string, encoding?: BufferEncoding): string {
+  const bytes = typeof body === 'string' ? Buffer.from(body, encoding) : body;
+  if (bytes.length === 0) return EMPTY_ETAG;
+  return `W/"${bytes.length.toString(16)}-${hash('sha1', bytes, 'base64').substring(0, 27)}"`;
+}
+
 /**
  * The express app every service starts from: the request pipeline (ids, logging, call
  * context, the three wire formats in, the request check) and the wire formats out. Add
@@ -146,6 +162,7 @@ function requestPipeline(opts: HttpAppOptions): express.RequestHandler {
 export function createApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
+  app.set('etag', weakEtag);
   app.set('trust proxy', opts.trustProxy ?? false);
   // Plain key=value query strings: no nested objects from `a[b]=c` reaching validation.
   app.set('query parser', 'simple');

@@ -8,10 +8,14 @@ export const ACCEPTED_REQUEST_TYPES = ['application/json', 'text/plain', 'multip
 
 type WireFormat = 'json' | 'text' | 'multipart';
 
+/** The usual header, decided without splitting it. */
+const PLAIN_JSON = { type: 'application/json', charset: undefined };
+
 /** The media type without parameters, lowercased; undefined when absent. */
 function mediaTypeOf(req: Request): { type: string | undefined; charset: string | undefined } {
   const header = req.headers['content-type'];
   if (!header) return { type: undefined, charset: undefined };
+  if (header === 'application/json') return PLAIN_JSON;
   const [type, ...params] = header.split(';').map((s) => s.trim());
   const charset = params
     .find((p) => /^charset=/i.test(p))
@@ -57,7 +61,7 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
     };
     const onEnd = (): void => {
       cleanup();
-      resolve(Buffer.concat(chunks));
+      resolve(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks));
     };
     const onError = (err: Error): void => {
       cleanup();
@@ -69,7 +73,8 @@ export function readBody(req: Request, limit: number): Promise<Buffer> {
 
 /** JSON and text/plain carry the same thing: the object's JSON text. */
 async function parseText(req: Request, limit: number, format: WireFormat): Promise<unknown> {
-  const text = (await readBody(req, limit)).toString('utf8').replace(/^\uFEFF/, '');
+  const read = (await readBody(req, limit)).toString('utf8');
+  const text = read.charCodeAt(0) === 0xfeff ? read.slice(1) : read;
   // An empty body is the empty object, as it is for a multipart body with no fields.
   if (text.trim() === '') return {};
   return parseJsonText(text, format === 'json' ? 'JSON body' : 'JSON text in text/plain body');

@@ -64,6 +64,9 @@ export function checkString(value: string, schema: JsonSchema | undefined, path:
 
 /** Follows local `$ref`s into `components.schemas` (or any local pointer). */
 export class SchemaResolver {
+  /** What each `$ref` names: the document does not change, so a pointer is followed once. */
+  private readonly targets = new Map<string, unknown>();
+
   constructor(private readonly document: JsonSchema) {}
 
   resolve(schema: unknown): JsonSchema | undefined {
@@ -72,7 +75,9 @@ export class SchemaResolver {
       if (!current || typeof current !== 'object') return undefined;
       const ref = (current as JsonSchema).$ref;
       if (typeof ref !== 'string') return current as JsonSchema;
-      current = this.pointer(ref);
+      let target = this.targets.get(ref);
+      if (target === undefined && !this.targets.has(ref)) this.targets.set(ref, (target = this.pointer(ref)));
+      current = target;
     }
     return undefined;
   }

@@ -19,6 +19,29 @@ function sendMultipart(res: Response, obj: Record<string, unknown>): Response {
   return res.send(body);
 }
 
+/** What express's `res.json` makes of `application/json` (its charset added by `res.set`, then again by `res.send`). */
+const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+type Send = (this: Response, body?: unknown) => Response;
+
+/**
+ * express's `res.json` without its detours, for the usual case (express's
+ * default JSON settings, no Content-Type set yet): the same header values
+ * and bytes. express sets the type, then `res.send` parses it again to add
+ * the charset and turns the text into a Buffer for the ETag; here the text
+ * becomes a Buffer once and the type is set as it ends up.
+ */
+function sendJson(res: Response, json: Send, body: unknown): Response {
+  const settings = res.app.settings as Record<string, unknown>;
+  if (settings['json replacer'] !== undefined || settings['json spaces'] !== undefined || settings['json escape'] !== undefined || res.getHeader('Content-Type') !== undefined) {
+    return json.call(res, body);
+  }
+  const text = JSON.stringify(body) as string | undefined;
+  if (text === undefined) return json.call(res, body);
+  res.setHeader('Content-Type', JSON_CONTENT_TYPE);
+  return res.send(Buffer.from(text));
+}
+
 /** Accept values that choose JSON whatever we offer: no need to parse them. */
 const JSON_ACCEPTS = new Set([undefined, '', '*/*', 'application/json', 'application/json, */*', 'application/json, text/plain, */*']);
 
@@ -35,8 +58,10 @@ export function installNegotiation(app: Express): void {
   const json = app.response.json;
   app.response.json = function negotiatedJson(this: Response, body?: unknown): Response {
     const status = this.statusCode;
-    if (status < 200 || status >= 300 || status === 204 || body === undefined) return json.call(this, body);
-    this.vary('Accept');
+    if (status < 200 || status >= 300 || status === 204 || body === undefined) return sendJson(this, json, body);
+    // What `vary` makes of no Vary header, without parsing one.
+    if (this.getHeader('Vary') === undefined) this.setHeader('Vary', 'Accept');
+    else this.vary('Accept');
     const accept = this.req.headers.accept;
     const type = JSON_ACCEPTS.has(accept) ? 'application/json' : this.req.accepts(PRODUCIBLE_TYPES);
     if (type === 'text/plain') return sendText(this, body);
@@ -46,6 +71,6 @@ export function installNegotiation(app: Express): void {
       const wire: unknown = text === undefined ? undefined : JSON.parse(text);
       if (isPlainObject(wire)) return sendMultipart(this, wire);
     }
-    return json.call(this, body);
+    return sendJson(this, json, body);
   };
 }

@@ -25,6 +25,12 @@ interface Operation {
   body?: JsonSchema;
 }
 
+/** A path's operation, and whether the path itself passed its check (it is the same check every time). */
+interface Remembered {
+  op: Operation | undefined;
+  pathPassed: boolean;
+}
+
 /** Paths whose operation is remembered; routes with ids in the path churn through it, fixed ones stay. */
 const REMEMBERED_PATHS = 1000;
 
@@ -37,7 +43,7 @@ class OperationLookup {
   private readonly table: RouteTable;
   private readonly byTemplate = new Map<string, Operation | undefined>();
   /** Boxed: the cache holds no undefined, and a path with no operation is worth remembering too. */
-  private readonly byPath = new LRUCache<string, { op: Operation | undefined }>({ max: REMEMBERED_PATHS });
+  private readonly byPath = new LRUCache<string, Remembered>({ max: REMEMBERED_PATHS });
 
   constructor(
     private readonly document: JsonSchema,
@@ -46,11 +52,11 @@ class OperationLookup {
     this.table = routeTableFrom(document as Parameters<typeof routeTableFrom>[0]);
   }
 
-  find(req: Request): Operation | undefined {
+  find(req: Request): Remembered {
     const key = `${req.method} ${req.path}`;
     let remembered = this.byPath.get(key);
-    if (!remembered) this.byPath.set(key, (remembered = { op: this.build(req) }));
-    return remembered.op;
+    if (!remembered) this.byPath.set(key, (remembered = { op: this.build(req), pathPassed: false }));
+    return remembered;
   }
 
   private build(req: Request): Operation | undefined {
@@ -121,9 +127,13 @@ export function requestCheck(opts: RequestCheckOptions = {}): RequestHandler {
   const operations = document ? new OperationLookup(document, opts.service) : undefined;
   const walker = new BoundsWalker(new SchemaResolver(document ?? {}));
   return (req, _res, next) => {
-    const op = operations?.find(req);
+    const remembered = operations?.find(req);
+    const op = remembered?.op;
     const sink = new ErrorSink();
-    checkPath(req, op, sink);
+    if (!remembered?.pathPassed) {
+      checkPath(req, op, sink);
+      if (remembered && sink.count === 0) remembered.pathPassed = true;
+    }
     checkQuery(req, op, sink);
     if (req.body !== undefined) walker.walk(req.body, op?.body, '', sink);
     next(sink.count > 0 ? validationFailed(sink.errors, sink.count) : undefined);

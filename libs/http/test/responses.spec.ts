@@ -1,4 +1,6 @@
-import type { Express } from 'express';
+import { get, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express } from 'express';
 import { startApp, type TestServer } from './support';
 
 const resource = {
@@ -121,5 +123,48 @@ describe('response negotiation', () => {
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
     const missing = await get('multipart/form-data', '/nope');
     expect(missing.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+});
+
+/** The status of a GET through node's client (fetch adds `cache-control: no-cache` beside a condition). */
+function statusOf(url: string, headers: Record<string, string>): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers, agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    }).on('error', reject);
+  });
+}
+
+describe('JSON answers against express on its own', () => {
+  let t: TestServer;
+  let plain: Server;
+  let plainUrl: string;
+  const bodies: Record<string, unknown> = { '/object': resource, '/text': 'été ✓', '/empty': {} };
+  beforeAll(async () => {
+    const add = (app: Express): void => {
+      for (const [path, body] of Object.entries(bodies)) app.get(path, (_req, res) => void res.status(200).json(body));
+    };
+    t = await startApp(add);
+    const app = express();
+    app.disable('x-powered-by');
+    add(app);
+    plain = await new Promise<Server>((resolve) => {
+      const server = app.listen(0, '127.0.0.1', () => resolve(server));
+    });
+    plainUrl = `http://127.0.0.1:${(plain.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await t.close();
+    await new Promise((resolve) => plain.close(resolve));
+  });
+
+  it('sends the same type, length, ETag and bytes, and the same 304 for a matching If-None-Match', async () => {
+    for (const path of Object.keys(bodies)) {
+      const [ours, theirs] = await Promise.all([fetch(`${t.url}${path}`), fetch(`${plainUrl}${path}`)]);
+      for (const header of ['content-type', 'content-length', 'etag']) expect([path, header, ours.headers.get(header)]).toEqual([path, header, theirs.headers.get(header)]);
+      expect(Buffer.from(await ours.arrayBuffer())).toEqual(Buffer.from(await theirs.arrayBuffer()));
+      expect(await statusOf(`${t.url}${path}`, { 'if-none-match': theirs.headers.get('etag')! })).toBe(304);
+    }
   });
 });

@@ -1,0 +1,146 @@
+/**
+ * CPU time per request of client-manager's app against a bare express app
+ * answering the same bytes, both served from this process over keep-alive
+ * loopback connections while a child process (autocannon) sends the
+ * requests: the figure to compare on a machine shared with other work, where
+ * requests/s say more about the machine than about the code. Runs the loads
+ * interleaved, CPU_ROUNDS times, and prints each load's best round.
+ *
+ *   tsx tools/testenv/run.ts --no-docker -- tsx apps/client-manager/bench/cpu-per-request.ts
+ *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads)
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Session } from 'node:inspector/promises';
+import autocannon from 'autocannon';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { generateApiKey } from '@ocg/auth';
+import { createDataSource } from '@ocg/db';
+import { createLogger, listen } from '@ocg/http';
+import { testDatabase, testRedis } from '@ocg/testing';
+import { buildApp, startServices } from '../src/app';
+import { loadConfig } from '../src/config';
+import { entities } from '../src/entities';
+import { migrations } from '../src/migrations';
+
+interface LoadRequest {
+  url: string;
+  amount: number;
+  connections: number;
+  method: 'GET' | 'POST';
+  body?: string;
+}
+
+/** The child: runs one autocannon load per message and answers with its counts. */
+function loadChild(): void {
+  process.on('message', (m: LoadRequest) => {
+    void autocannon({
+      url: m.url,
+      amount: m.amount,
+      connections: m.connections,
+      method: m.method,
+      body: m.body,
+      headers: m.body === undefined ? {} : { 'content-type': 'application/json' },
+    }).then((r) => process.send?.({ ok: r['2xx'], bad: r.non2xx + r.errors }));
+  });
+}
+
+function send(child: ChildProcess, m: LoadRequest): Promise<{ ok: number; bad: number }> {
+  return new Promise((resolve) => {
+    child.once('message', (r) => resolve(r as { ok: number; bad: number }));
+    child.send(m);
+  });
+}
+
+async function main(): Promise<void> {
+  const requests = Number(process.env.CPU_REQUESTS ?? 20000);
+  const rounds = Number(process.env.CPU_ROUNDS ?? 5);
+  const connections = Number(process.env.CPU_CONNECTIONS ?? 8);
+  const database = await testDatabase();
+  const redisUrl = (await testRedis()).url;
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    ADMIN_API_KEY: generateApiKey(),
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+  });
+  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities, migrations });
+  const redis = new Redis(redisUrl);
+  const deps = { logger: createLogger({ service: 'client-manager', level: process.env.LOG_LEVEL ?? 'warn' }), db, redis, config };
+  const services = await startServices(deps);
+  await services.memory.ready();
+  const cm = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  const body = Buffer.from(await (await fetch(`${cm.url}/auth/scopes`)).text());
+  const bareApp = express();
+  bareApp.disable('x-powered-by');
+  bareApp.use((_req, res) => {
+    res.type('application/json').send(body);
+  });
+  // As the bench's bare server starts it: app.listen, nothing else on the server.
+  const bareServer = await new Promise<Server>((resolve) => {
+    const server = bareApp.listen(0, '127.0.0.1', () => resolve(server));
+  });
+  const bare = { url: `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => bareServer.close(() => resolve())) };
+  const validateBody = JSON.stringify({ apiKey: config.ADMIN_API_KEY });
+  const child = fork(__filename, ['--load'], { execArgv: process.execArgv, stdio: 'inherit' });
+  const loads: Record<string, LoadRequest> = {
+    bare: { url: bare.url, amount: requests, connections, method: 'GET' },
+    scopes: { url: `${cm.url}/auth/scopes`, amount: requests, connections, method: 'GET' },
+    validate: { url: `${cm.url}/auth/validate-api-key`, amount: requests, connections, method: 'POST', body: validateBody },
+  };
+  const session = process.env.CPU_PROFILE ? new Session() : undefined;
+  session?.connect();
+  try {
+    for (const m of Object.values(loads)) await send(child, { ...m, amount: Math.min(requests, 5000) }); // warm-up: JIT, the key's memory
+    if (session) {
+      await session.post('Profiler.enable');
+      await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    }
+    const best: Record<string, number> = {};
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, m] of Object.entries(loads)) {
+        const profile = session !== undefined;
+        if (profile) await session.post('Profiler.start');
+        const before = process.cpuUsage();
+        const r = await send(child, m);
+        const used = process.cpuUsage(before);
+        if (profile) {
+          const { profile: p } = await session.post('Profiler.stop');
+          writeFileSync(process.env.CPU_PROFILE!.replace(/(\.cpuprofile)?$/, `-${name}-${round}.cpuprofile`), JSON.stringify(p));
+        }
+        if (r.bad > 0) throw new Error(`${name}: ${r.bad} failed requests`);
+        const us = (used.user + used.system) / r.ok;
+        best[name] = Math.min(best[name] ?? Infinity, us);
+        console.log(`round ${round + 1} ${name.padEnd(8)} ${us.toFixed(1).padStart(6)} µs CPU/request (${r.ok} requests)`);
+      }
+    }
+    console.log(
+      `best: bare ${best.bare.toFixed(1)} µs, scopes ${best.scopes.toFixed(1)} µs (${(best.bare / best.scopes).toFixed(2)}x), validate ${best.validate.toFixed(1)} µs (${(best.bare / best.validate).toFixed(2)}x)`,
+    );
+  } finally {
+    session?.disconnect();
+    child.kill();
+    bareServer.closeAllConnections();
+    await cm.close();
+    await bare.close();
+    await services.memory.close();
+    await db.destroy();
+    redis.disconnect();
+    await database.drop();
+  }
+}
+
+if (process.argv.includes('--load')) loadChild();
+else
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );

@@ -99,7 +99,6 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     const context = openCallContext(req.headers, requestId, opts.tracing, req.method ?? 'GET');
-    res.setHeader(TRACEPARENT_HEADER, context.traceparent);
     const { span, traceId } = context;
     if (span) res.once('close', () => span.endServer(spanName(req, path), res.statusCode));
     const seen = { route: UNMATCHED_ROUTE };
@@ -114,19 +113,28 @@ export function createGateway(opts: GatewayOptions): Gateway {
         if (logger.isLevelEnabled(level)) logger[level]({ requestId, traceId, method: req.method, path, status: res.statusCode, ms: Math.round(ms * 100) / 100 }, 'request');
       });
     }
-    withCallContext(context, () => serve(req, res, requestId, path, seen));
+    withCallContext(context, () => serve(req, res, requestId, path, seen, context.traceparent));
   };
 
-  /** `seen.route`: what the request turned out to be, for its metrics. */
-  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, path: string, seen: { route: string }): void => {
+  /**
+   * `seen.route`: what the request turned out to be, for its metrics. Every
+   * answer carries `traceparent`: an API request's is set with the proxied
+   * answer's headers (`forward`), every other one's on `res` at once.
+   */
+  const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, path: string, seen: { route: string }, traceparent: string): void => {
     if (opts.ingress?.matches(req.headers.host)) {
+      res.setHeader(TRACEPARENT_HEADER, traceparent);
       seen.route = 'ingress';
       opts.ingress.handle(req, res, requestId);
       return;
     }
-    if (cors?.apply(req, res, requestId)) return;
+    if (cors) {
+      res.setHeader(TRACEPARENT_HEADER, traceparent);
+      if (cors.apply(req, res, requestId)) return;
+    }
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {
+      res.setHeader(TRACEPARENT_HEADER, traceparent);
       seen.route = 'page';
       servePageLimited(opts.pages, page, res, requestId, forwardedOf(req, trusted).for, opts.pageLimit);
       return;
@@ -134,9 +142,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const operation = routes.match(req.method ?? 'GET', path);
     if (operation) {
       seen.route = operation.template;
-      proxyRequest(req, res, upstreams.get(operation.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted));
+      proxyRequest(req, res, upstreams.get(operation.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted), traceparent);
       return;
     }
+    res.setHeader(TRACEPARENT_HEADER, traceparent);
     own(path, res, requestId)
       .then((served) => {
         if (served) {

@@ -28,9 +28,11 @@ export function proxyRequest(
   timeoutMs: number,
   logger: Logger,
   forwarded: Forwarded,
+  /** The gateway's trace context for the answer (`ForwardTarget.traceparent`). */
+  traceparent?: string,
 ): void {
   traceForwarded(req, res, upstream.name);
-  forward(req, res, { ...upstream, forwarded }, requestId, timeoutMs, (err, timedOut) => {
+  forward(req, res, { url: upstream.url, dispatcher: upstream.dispatcher, forwarded, traceparent }, requestId, timeoutMs, (err, timedOut) => {
     logger.warn({ requestId, service: upstream.name, err: err.message }, timedOut ? 'upstream timed out' : 'upstream unreachable');
     if (timedOut) sendError(res, 504, 'GatewayTimeoutError', 'UPSTREAM_TIMEOUT', `${upstream.name} did not answer within ${timeoutMs} ms`, requestId);
     else sendError(res, 503, 'ServiceUnavailableError', 'SERVICE_UNAVAILABLE', `${upstream.name} is unavailable; try again shortly`, requestId);

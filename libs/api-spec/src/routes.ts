@@ -38,12 +38,20 @@ export function routeTableFrom(doc: { paths?: Record<string, Record<string, unkn
   compiled.sort((a, b) => b.rank - a.rank);
   const byMethod = new Map<string, Compiled[]>();
   for (const route of compiled) byMethod.set(route.method, [...(byMethod.get(route.method) ?? []), route]);
+  // A template without parameters outranks every other that matches its path: most requests are found by one lookup, not a scan.
+  const literal = new Map<string, Compiled>();
+  for (const route of compiled) {
+    if (route.template.includes('{')) continue;
+    const path = route.template.replace(/\/$/, '');
+    for (const key of [`${route.method} ${path}`, `${route.method} ${path}/`]) if (!literal.has(key)) literal.set(key, route);
+  }
 
   return {
     entries: compiled.map(({ method, template, service, operationId }) => ({ method, template, service, operationId })),
     match(method, path) {
-      const candidates = byMethod.get(method === 'HEAD' ? 'GET' : method);
-      return candidates?.find((r) => r.regex.test(path));
+      const verb = method === 'HEAD' ? 'GET' : method;
+      const candidates = byMethod.get(verb);
+      return literal.get(`${verb} ${path}`) ?? candidates?.find((r) => r.regex.test(path));
     },
     hasPath(path) {
       return compiled.some((r) => r.regex.test(path));

@@ -21,6 +21,12 @@ export interface ForwardTarget {
    * address is appended to `x-forwarded-for` (a hop behind a trusted edge).
    */
   forwarded?: Forwarded;
+  /**
+   * The edge's own `traceparent` for the answer, replacing the target's (and
+   * set before `onFailure` answers): the same as setting it on `res`
+   * beforehand, without node's merge of the answer's headers into `res`'s.
+   */
+  traceparent?: string;
 }
 
 export interface Forwarded {
@@ -64,13 +70,14 @@ function forwardHeaders(req: http.IncomingMessage, requestId: string, target: Fo
 }
 
 /** The answer's headers for the caller: without the hop-by-hop ones, with the request id; the edge's own trace context (set on `res`) rather than the target's. */
-function answerHeaders(incoming: http.IncomingHttpHeaders, requestId: string, res: http.ServerResponse): http.OutgoingHttpHeaders {
+function answerHeaders(incoming: http.IncomingHttpHeaders, requestId: string, res: http.ServerResponse, traceparent: string | undefined): http.OutgoingHttpHeaders {
   const out: http.OutgoingHttpHeaders = {};
-  const ownTrace = res.hasHeader(TRACEPARENT_HEADER);
+  const ownTrace = traceparent !== undefined || res.hasHeader(TRACEPARENT_HEADER);
   for (const name in incoming) {
     const value = incoming[name];
     if (value !== undefined && !HOP_BY_HOP.has(name) && !(ownTrace && name === TRACEPARENT_HEADER)) out[name] = value;
   }
+  if (traceparent !== undefined) out[TRACEPARENT_HEADER] = traceparent;
   if (requestId) out['x-request-id'] = requestId;
   return out;
 }
@@ -140,27 +147,8 @@ export function forward(
   timeoutMs: number,
   onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
 ): void {
-  let controller: Dispatcher.DispatchController | undefined;
-  // The caller went away before the answer ended: the upstream request is ended with it, and that is no upstream failure.
-  let callerGone = false;
-  const callerLeft = () => {
-    if (res.writableFinished) return;
-    callerGone = true;
-    controller?.abort(new Error('the caller went away'));
-  };
-  res.on('close', callerLeft);
-  // The body's silence is timed here, not by undici: an event stream's is not limited, and a pause for a slow caller is no silence.
-  let silence: NodeJS.Timeout | undefined;
-  let paused = false;
-  const stalled = () => {
-    if (paused) silence?.refresh();
-    else controller?.abort(Object.assign(new Error('upstream timed out'), { code: 'UPSTREAM_TIMEOUT' }));
-  };
-  const resume = () => {
-    paused = false;
-    silence?.refresh();
-    controller?.resume();
-  };
+  const exchange = new Exchange(res, requestId, timeoutMs, target.traceparent, onFailure);
+  res.on('close', exchange.callerLeft);
   // `servername` is undici's (its Request takes it) though its types leave it out.
   const options: Dispatcher.DispatchOptions & { servername: string } = {
     origin: target.url.origin,
@@ -173,36 +161,81 @@ export function forward(
     // One name per target, whatever the Host: undici opens a new TLS connection when a request's name differs.
     servername: target.url.hostname,
   };
-  target.dispatcher.dispatch(options, {
-    onRequestStart(c) {
-      controller = c;
-      if (callerGone) c.abort(new Error('the caller went away'));
-    },
-    onResponseStart(_c, statusCode, headers) {
-      // Informational answers (103 Early Hints) are not passed on, as node's client never did: the final one follows.
-      if (statusCode < 200) return;
-      if (timeoutMs > 0 && !String(headers['content-type'] ?? '').startsWith('text/event-stream')) silence = setTimeout(stalled, timeoutMs);
-      res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, requestId, res));
-    },
-    onResponseData(c, chunk) {
-      silence?.refresh();
-      if (!res.write(chunk)) {
-        paused = true;
-        c.pause();
-        res.once('drain', resume);
-      }
-    },
-    onResponseEnd() {
-      clearTimeout(silence);
-      res.off('close', callerLeft);
-      res.end();
-    },
-    onResponseError(_c, err: NodeJS.ErrnoException) {
-      clearTimeout(silence);
-      if (callerGone) return;
-      res.off('close', callerLeft);
-      if (res.headersSent) res.destroy();
-      else onFailure(err, TIMEOUTS.has(err.code ?? ''));
-    },
-  });
+  target.dispatcher.dispatch(options, exchange);
+}
+
+/**
+ * One forwarded request, as undici's handler: its methods live on the
+ * prototype, so a request costs one object and one listener (`callerLeft`)
+ * rather than a closure per callback; the silence timer's and the drain's
+ * callbacks are made only when a body is slow or paused.
+ */
+class Exchange implements Dispatcher.DispatchHandler {
+  private controller: Dispatcher.DispatchController | undefined;
+  // The caller went away before the answer ended: the upstream request is ended with it, and that is no upstream failure.
+  private callerGone = false;
+  // The body's silence is timed here, not by undici: an event stream's is not limited, and a pause for a slow caller is no silence.
+  private silence: NodeJS.Timeout | undefined;
+  private paused = false;
+
+  constructor(
+    private readonly res: http.ServerResponse,
+    private readonly requestId: string,
+    private readonly timeoutMs: number,
+    private readonly traceparent: string | undefined,
+    private readonly onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
+  ) {}
+
+  readonly callerLeft = (): void => {
+    if (this.res.writableFinished) return;
+    this.callerGone = true;
+    this.controller?.abort(new Error('the caller went away'));
+  };
+
+  private stalled(): void {
+    if (this.paused) this.silence?.refresh();
+    else this.controller?.abort(Object.assign(new Error('upstream timed out'), { code: 'UPSTREAM_TIMEOUT' }));
+  }
+
+  private resume(): void {
+    this.paused = false;
+    this.silence?.refresh();
+    this.controller?.resume();
+  }
+
+  onRequestStart(c: Dispatcher.DispatchController): void {
+    this.controller = c;
+    if (this.callerGone) c.abort(new Error('the caller went away'));
+  }
+
+  onResponseStart(_c: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // Informational answers (103 Early Hints) are not passed on, as node's client never did: the final one follows.
+    if (statusCode < 200) return;
+    if (this.timeoutMs > 0 && !String(headers['content-type'] ?? '').startsWith('text/event-stream')) this.silence = setTimeout(() => this.stalled(), this.timeoutMs);
+    this.res.writeHead(statusCode, answerHeaders(headers as http.IncomingHttpHeaders, this.requestId, this.res, this.traceparent));
+  }
+
+  onResponseData(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.silence?.refresh();
+    if (!this.res.write(chunk)) {
+      this.paused = true;
+      c.pause();
+      this.res.once('drain', () => this.resume());
+    }
+  }
+
+  onResponseEnd(): void {
+    clearTimeout(this.silence);
+    this.res.off('close', this.callerLeft);
+    this.res.end();
+  }
+
+  onResponseError(_c: Dispatcher.DispatchController, err: NodeJS.ErrnoException): void {
+    clearTimeout(this.silence);
+    if (this.callerGone) return;
+    this.res.off('close', this.callerLeft);
+    if (this.res.headersSent) return void this.res.destroy();
+    if (this.traceparent !== undefined) this.res.setHeader(TRACEPARENT_HEADER, this.traceparent);
+    this.onFailure(err, TIMEOUTS.has(err.code ?? ''));
+  }
 }

@@ -155,4 +155,27 @@ describe('forward to an upstream that answers', () => {
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ expect: null, body: 'x' });
   });
+
+  it("answers with the edge's traceparent given in the target, the upstream's dropped, and sets it before a failure is answered", async () => {
+    const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const theirs = await listen((_req, res) => void res.writeHead(200, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' }).end('ok'), { host: '127.0.0.1', port: 0 });
+    const down = await listen((_req, res) => void res.end(), { host: '127.0.0.1', port: 0 });
+    await down.close();
+    const edge = await listen(
+      (req, res) => {
+        const url = new URL(req.url === '/down' ? down.url : theirs.url);
+        forward(req, res, { url, dispatcher, traceparent: own }, 'rid-3', 5000, () => res.writeHead(503).end());
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    try {
+      const answered = await fetch(`${edge.url}/up`);
+      expect([answered.status, answered.headers.get('traceparent'), await answered.text()]).toEqual([200, own, 'ok']);
+      const failed = await fetch(`${edge.url}/down`);
+      expect([failed.status, failed.headers.get('traceparent')]).toEqual([503, own]);
+    } finally {
+      await edge.close();
+      await theirs.close();
+    }
+  });
 });

@@ -28,25 +28,23 @@ function urlFor(host: string, port: number, secure: boolean): string {
 }
 
 /**
- * Returns the graceful `close` and what each response is tracked with. Node's server.close() only stops accepting; idle
+ * Returns the graceful `close`. Node's server.close() only stops accepting; idle
  * keep-alive sockets would hold it open until their timeout, and busy ones until the
  * client hangs up, so both are handled here, with a deadline after which sockets are cut.
  */
-function shutdown(server: http.Server, timeoutMs: number): { track(res: http.ServerResponse): void; close(): Promise<void> } {
+function shutdown(server: http.Server, timeoutMs: number): () => Promise<void> {
   let closing: Promise<void> | undefined;
   const inFlight = new Set<http.ServerResponse>();
-  // One listener for every response (`this` is the response) rather than a closure made per request.
-  function ended(this: http.ServerResponse): void {
-    inFlight.delete(this);
-    if (closing) setImmediate(() => server.closeIdleConnections());
-  }
-  const track = (res: http.ServerResponse): void => {
+  server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
     inFlight.add(res);
     // Requests on an already-open keep-alive socket are still served, but told to hang up.
     if (closing) res.setHeader('Connection', 'close');
-    res.on('close', ended);
-  };
-  const close = () => {
+    res.on('close', () => {
+      inFlight.delete(res);
+      if (closing) setImmediate(() => server.closeIdleConnections());
+    });
+  });
+  return () => {
     closing ??= new Promise<void>((resolve) => {
       const force = setTimeout(() => server.closeAllConnections(), timeoutMs);
       server.close(() => {
@@ -59,7 +57,6 @@ function shutdown(server: http.Server, timeoutMs: number): { track(res: http.Ser
     });
     return closing;
   };
-  return { track, close };
 }
 
 /** Starts an HTTP server and resolves once it is listening. */
@@ -69,12 +66,9 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
 export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer> {
   // https.Server has the same connection-management API; one type keeps callers simple.
   const server = (opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }) : http.createServer()) as http.Server;
-  // The shutdown hook sees each response before the app does; one 'request' listener, so node's emit need not copy a list per request.
-  const { track, close } = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
-  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
-    track(res);
-    (app as http.RequestListener)(req, res);
-  });
+  // Registered before the app so the shutdown hook sees each response first.
+  const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
+  server.on('request', app);
   answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

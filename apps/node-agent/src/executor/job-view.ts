@@ -75,7 +75,15 @@ type Found = { op: OpRunner; port: number } | undefined;
  * none of which reach a private op; or a private op's `<label>[-<port>]`.
  */
 export function findEndpoint(runner: JobRunner, rest: string[]): Found {
-  const label = rest[0]?.toLowerCase();
+  // The job's own host (its first exposed port), looked up for nearly every proxied request: no lists made.
+  if (rest.length === 0) {
+    for (const op of runner.ops) {
+      const port = privateLabel(op) === undefined ? op.ports.find((p) => p.type !== 'none') : undefined;
+      if (port) return { op, port: port.port };
+    }
+    return undefined;
+  }
+  const label = rest[0].toLowerCase();
   const secret = label ? runner.ops.find((o) => privateLabel(o) === label) : undefined;
   if (secret) return privateEndpoint(secret, rest.slice(1));
   // A private op keeps its slot (undefined), so `<opIndex>-<port>` still counts every op.

@@ -1,5 +1,4 @@
 import type http from 'node:http';
-import { LRUCache } from 'lru-cache';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor/executor';
@@ -31,12 +30,16 @@ export interface Ingress {
 export function createIngress(opts: IngressOptions): Ingress {
   // Keep-alive pools per container endpoint (undici: about half the work per request of node's client and agent).
   const dispatcher = upstreamAgent({ connections: 1024 });
-  // Endpoint URLs, made once per container address and port rather than per request.
-  const urls = new LRUCache<string, URL>({ max: 10_000 });
+  // Endpoint URLs, made once per container address and port rather than per request (a plain map, emptied
+  // when it holds too many: an LRU's bookkeeping cost more per request than the URL it saved).
+  const urls = new Map<string, URL>();
   const urlOf = (host: string, port: number): URL => {
     const key = `${host}:${port}`;
     let url = urls.get(key);
-    if (!url) urls.set(key, (url = new URL(`http://${key}`)));
+    if (!url) {
+      if (urls.size >= 10_000) urls.clear();
+      urls.set(key, (url = new URL(`http://${key}`)));
+    }
     return url;
   };
   // Upgraded sockets are invisible to the HTTP server's graceful close: closed here.
@@ -70,9 +73,12 @@ export function createIngress(opts: IngressOptions): Ingress {
       if (target.kind === 'node-api') return target.app(req, res);
       if (target.kind === 'proxy') {
         const metrics = opts.executor.metrics;
-        if (metrics) res.once('finish', () => metrics.proxied(target.job, res.statusCode));
-        const requestId = typeof req.headers['x-request-id'] === 'string' ? req.headers['x-request-id'] : '';
-        return forward(req, res, { url: urlOf(target.host, target.port), dispatcher, preserveHost: true }, requestId, 0, (err) => onError(err, req, res));
+        // 'finish' comes at most once: `on` spares the wrapper `once` makes.
+        if (metrics) res.on('finish', () => metrics.proxied(target.job, res.statusCode));
+        const requestId = req.headers['x-request-id'];
+        return forward(req, res, { url: urlOf(target.host, target.port), dispatcher, preserveHost: true }, typeof requestId === 'string' ? requestId : '', 0, (err) =>
+          onError(err, req, res),
+        );
       }
       sendPage(res, target.kind === 'unavailable' ? 503 : 404);
     },

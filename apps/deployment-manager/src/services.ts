@@ -52,7 +52,13 @@ export type DeploymentManagerServices = ReturnType<typeof composeServices>;
 export function composeServices({ logger, db, redis, settings: s, metrics }: ServiceDeps) {
   // Kept-alive connections (undici's pool) rather than fetch: less CPU per call (ADR 0075).
   const service = (name: string, baseUrl: string) =>
-    new ServiceClient({ service: name, baseUrl, internalToken: s.INTERNAL_TOKEN, timeoutMs: s.SERVICE_TIMEOUT_MS, dispatcher: upstreamPool(baseUrl, { connections: SERVICE_CONNECTIONS }) });
+    new ServiceClient({
+      service: name,
+      baseUrl,
+      internalToken: s.INTERNAL_TOKEN,
+      timeoutMs: s.SERVICE_TIMEOUT_MS,
+      dispatcher: upstreamPool(baseUrl, { connections: SERVICE_CONNECTIONS }),
+    });
   const clientManager = service('client-manager', s.CLIENT_MANAGER_URL);
   const hostManager = service('host-manager', s.HOST_MANAGER_URL);
   const credits = new CreditsClient(clientManager);

@@ -29,7 +29,10 @@ const measure = (url: string) => load(url, { connections, seconds });
 /** The CPUs this process may run on (`taskset -pc`), or undefined where taskset is missing. */
 function allowedCpus(): number[] | undefined {
   try {
-    const list = execFileSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' }).split(':').pop()!.trim();
+    const list = execFileSync('taskset', ['-pc', String(process.pid)], { encoding: 'utf8' })
+      .split(':')
+      .pop()!
+      .trim();
     return list.split(',').flatMap((part) => {
       const [from, to = from] = part.split('-').map(Number);
       return Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -89,7 +92,9 @@ async function main(): Promise<void> {
       console.log(`    direct to client-manager: ${d.rps.toFixed(0)} req/s, p99 ${d.p99} ms; CPU a request: ${microsLine(best.direct.perCore)}`);
       console.log(`    through the gateway:      ${g.rps.toFixed(0)} req/s, p99 ${g.p99} ms; CPU a request: ${microsLine(best.gateway.perCore)}`);
       console.log(`    CPU through the gateway:  ${perCoreLine(best.gateway.perCore)}`);
-      const ratio = checked ? ratioLine(g.rps, d.rps, 0.8) : `${(g.rps / d.rps).toFixed(2)}x (not checked: with all three processes on the same cores this is mostly how they share them)`;
+      const ratio = checked
+        ? ratioLine(g.rps, d.rps, 0.8)
+        : `${(g.rps / d.rps).toFixed(2)}x (not checked: with all three processes on the same cores this is mostly how they share them)`;
       console.log(`    ratio gateway/direct:     ${ratio}`);
     };
     report('shared cores (load generator, gateway and client-manager anywhere):', shared, pinned === undefined);

@@ -45,9 +45,11 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** The proxy under test, in the child: listens on a free port and answers `cpu` messages with its CPU time so far. */
 async function serve(variant: Variant, originPort: number): Promise<void> {
-  const handler = variant === 'baseline' ? baselineHandler(originPort) : { ingress: ingressHandler, forward: forwardHandler, undici: undiciHandler, http: httpHandler }[variant](originPort);
+  const handler =
+    variant === 'baseline' ? baselineHandler(originPort) : { ingress: ingressHandler, forward: forwardHandler, undici: undiciHandler, http: httpHandler }[variant](originPort);
   const serveWith = variant === 'baseline' ? (require(resolve(baselineRoot!, 'libs/http/src/server')) as { listen: typeof listen }).listen : listen;
-  const server = variant === 'ingress' || variant === 'baseline' ? (await serveWith(handler, { host: '127.0.0.1', port: 0 })).server : http.createServer(handler).listen(0, '127.0.0.1');
+  const server =
+    variant === 'ingress' || variant === 'baseline' ? (await serveWith(handler, { host: '127.0.0.1', port: 0 })).server : http.createServer(handler).listen(0, '127.0.0.1');
   if (!server.listening) await new Promise((done) => server.once('listening', done));
   const profiler = new Session();
   process.on('message', (m) => {
@@ -71,9 +73,18 @@ async function serve(variant: Variant, originPort: number): Promise<void> {
 function ingressHandler(originPort: number, modules = { createIngress, Executor }): http.RequestListener {
   const metrics = new NodeMetrics(new Metrics('node-agent'), () => ({ jobs: 1, containers: {} }));
   // The executor's own lookup over one running job of one op, ready and healthy (what a job's container looks like to it).
-  const op = { def: { type: 'container/run', args: {} }, ports: [{ port: originPort, type: 'web' }], terminal: false, ip: '127.0.0.1', monitors: [{ port: originPort, ready: true, online: true }] };
+  const op = {
+    def: { type: 'container/run', args: {} },
+    ports: [{ port: originPort, type: 'web' }],
+    terminal: false,
+    ip: '127.0.0.1',
+    monitors: [{ port: originPort, ready: true, online: true }],
+  };
   const state = { jobs: new Map([[JOB, { job: JOB, ops: [op] }]]), metrics };
-  const executor = { metrics, ingressTarget: (job: string, rest: string[]) => modules.Executor.prototype.ingressTarget.call(state as unknown as Executor, job, rest) } as unknown as Executor;
+  const executor = {
+    metrics,
+    ingressTarget: (job: string, rest: string[]) => modules.Executor.prototype.ingressTarget.call(state as unknown as Executor, job, rest),
+  } as unknown as Executor;
   return modules.createIngress({ executor, logger: pino({ level: 'warn' }), trustForwardedHost: false }).handle;
 }
 
@@ -193,7 +204,13 @@ async function main(): Promise<void> {
   const best = new Map<Variant, number[]>();
   for (let r = 0; r < rounds; r++) for (const [v, child] of children) best.set(v, [...(best.get(v) ?? []), await run(child, requests)]);
   console.log(`bench node ingress CPU: ${requests} GETs, ${connections} keep-alive connections, ${rounds} rounds (µs of the proxy process per request; every round, best first)`);
-  for (const [v, all] of best) console.log(`  ${v.padEnd(8)} ${all.map((us) => us.toFixed(1)).sort((a, b) => Number(a) - Number(b)).join('  ')}`);
+  for (const [v, all] of best)
+    console.log(
+      `  ${v.padEnd(8)} ${all
+        .map((us) => us.toFixed(1))
+        .sort((a, b) => Number(a) - Number(b))
+        .join('  ')}`,
+    );
   for (const child of children.values()) {
     const gone = new Promise((done) => child.proc.once('exit', done));
     child.proc.send('exit');

@@ -158,7 +158,10 @@ describe('forward to an upstream that answers', () => {
 
   it("answers with the edge's traceparent given in the target, the upstream's dropped, and sets it before a failure is answered", async () => {
     const own = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
-    const theirs = await listen((_req, res) => void res.writeHead(200, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' }).end('ok'), { host: '127.0.0.1', port: 0 });
+    const theirs = await listen((_req, res) => void res.writeHead(200, { traceparent: '00-11111111111111111111111111111111-2222222222222222-01' }).end('ok'), {
+      host: '127.0.0.1',
+      port: 0,
+    });
     const down = await listen((_req, res) => void res.end(), { host: '127.0.0.1', port: 0 });
     await down.close();
     const edge = await listen(

@@ -68,7 +68,6 @@ export function asSigner(signer: Uint8Array | WalletSigner): WalletSigner {
 /** True only for a valid signature by `address`; any malformed input is simply false. */
 export function verifySignature(address: string, message: string | Uint8Array, signatureBase58: string): boolean {
   const signature = decodeBase58Exact(signatureBase58, SIGNATURE_BYTES);
-  // Stryker disable next-line ConditionalExpression: verifySignatureBytes refuses a missing signature alike
   if (signature === undefined) return false;
   return verifySignatureBytes(address, message, signature);
 }
@@ -98,7 +97,7 @@ export function verifySignatureBytes(address: string, message: string | Uint8Arr
  * signed a request lately) decoded so before, and is not decoded again.
  */
 export function isAddress(text: string): boolean {
-  // Stryker disable next-line ConditionalExpression,LogicalOperator: the cache only saves the decoding; every answer is the same without it
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: the cache only saves the decoding; without it (a false there) every answer is the same
   return publicKeys.has(text) || decodeBase58Exact(text, SEED_BYTES) !== undefined;
 }
 

@@ -284,7 +284,10 @@ async function main(): Promise<void> {
     const clientBefore = process.cpuUsage();
     const pgBefore = postgresCpu(postmaster);
     const redisClaimBefore = await redisCalls(redis.url);
+    const claimFrom = process.hrtime.bigint() / 1000n;
     const service = await claimAll(dm, market.address, nodes);
+    // V8's profiles time samples on the same monotonic clock: the window picks the claim phase out of deployment-manager's profile.
+    if (process.env.BENCH_PROFILE_DIR) console.log(`profiles: deployment-manager is pid ${dmPid}; claim phase ${claimFrom}-${process.hrtime.bigint() / 1000n} µs (monotonic)`);
     const pgUsed = postgresCpu(postmaster) - pgBefore;
     const redisPerClaim = perOperation(redisClaimBefore, await redisCalls(redis.url), service.claimed);
     const cpuUsed = (cpuSecondsOf(dmPid) ?? NaN) - (cpuBefore ?? NaN);

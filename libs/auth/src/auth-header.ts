@@ -12,7 +12,8 @@
  * signed text would equal that of a timed header, so a timed header could
  * be rewritten into one that never expires.
  */
-import { type WalletSigner, asSigner, isSignatureText, signMessage, verifySignature } from './wallet';
+import { decodeBase58Exact } from './base58';
+import { type WalletSigner, asSigner, signMessage, verifySignatureBytes } from './wallet';
 
 export const AUTH_HEADER_MAX_AGE_SECONDS = 300;
 /** The first part of every node API message; no other use of a wallet signature starts with it by accident. */
@@ -33,6 +34,7 @@ const ENDS_WITH_TIMESTAMP = /:[1-9]\d{12}$/;
 const MAX_HEADER_LENGTH = 16 * 1024;
 // What survives an HTTP header unchanged: parsers trim outer whitespace.
 const HEADER_SAFE = /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/;
+const SIGNATURE_BYTES = 64;
 
 export interface SignedMessage {
   message: string;
@@ -87,6 +89,11 @@ export function createAuthHeader(
 
 /** Splits a header by the rules above; checks the signature's shape, not its validity. Undefined when malformed. */
 export function parseAuthHeader(header: string): ParsedAuthHeader | undefined {
+  return splitAuthHeader(header)?.parsed;
+}
+
+/** parseAuthHeader, with the signature's bytes (decoding them is how its shape is checked; the verify reuses them). */
+function splitAuthHeader(header: string): { parsed: ParsedAuthHeader; signature: Buffer } | undefined {
   if (typeof header !== 'string' || header.length > MAX_HEADER_LENGTH) return undefined;
   let rest = header;
   let timeText: string | undefined;
@@ -101,20 +108,22 @@ export function parseAuthHeader(header: string): ParsedAuthHeader | undefined {
   if (cut <= 0) return undefined;
   const message = rest.slice(0, cut);
   const signature = rest.slice(cut + 1);
-  if (!isSignatureText(signature)) return undefined;
-  if (timeText === undefined) return ENDS_WITH_TIMESTAMP.test(message) ? undefined : { message, signature, signedText: message };
-  return { message, signature, timestamp: Number(timeText), signedText: `${message}:${timeText}` };
+  const bytes = decodeBase58Exact(signature, SIGNATURE_BYTES);
+  if (bytes === undefined) return undefined;
+  if (timeText === undefined) return ENDS_WITH_TIMESTAMP.test(message) ? undefined : { parsed: { message, signature, signedText: message }, signature: bytes };
+  return { parsed: { message, signature, timestamp: Number(timeText), signedText: `${message}:${timeText}` }, signature: bytes };
 }
 
 /** Checks a header against the signer's address; never throws on bad input. */
 export function verifyAuthHeader(header: string, address: string, opts: VerifyAuthHeaderOptions = {}): AuthHeaderCheck {
-  const parsed = parseAuthHeader(header);
-  if (parsed === undefined) return { ok: false, reason: 'malformed' };
+  const split = splitAuthHeader(header);
+  if (split === undefined) return { ok: false, reason: 'malformed' };
+  const { parsed } = split;
   if (opts.expectedMessage !== undefined && parsed.message !== opts.expectedMessage) return { ok: false, reason: 'unexpected-message' };
   // Cheap clock checks before the signature, so stale replays cost no crypto.
   const timeFailure = checkTime(parsed.timestamp, opts);
   if (timeFailure !== undefined) return { ok: false, reason: timeFailure };
-  if (!verifySignature(address, parsed.signedText, parsed.signature)) return { ok: false, reason: 'bad-signature' };
+  if (!verifySignatureBytes(address, parsed.signedText, split.signature)) return { ok: false, reason: 'bad-signature' };
   return parsed.timestamp === undefined ? { ok: true, message: parsed.message } : { ok: true, message: parsed.message, timestamp: parsed.timestamp };
 }
 

@@ -68,9 +68,18 @@ export function asSigner(signer: Uint8Array | WalletSigner): WalletSigner {
 /** True only for a valid signature by `address`; any malformed input is simply false. */
 export function verifySignature(address: string, message: string | Uint8Array, signatureBase58: string): boolean {
   const signature = decodeBase58Exact(signatureBase58, SIGNATURE_BYTES);
+  if (signature === undefined) return false;
+  return verifySignatureBytes(address, message, signature);
+}
+
+/**
+ * verifySignature for a signature already decoded from base58 (a parsed auth
+ * header holds its bytes): the same answers, without decoding it twice.
+ */
+export function verifySignatureBytes(address: string, message: string | Uint8Array, signature: Uint8Array): boolean {
   const key = publicKeyObject(address);
   // Stryker disable next-line ConditionalExpression,LogicalOperator: without it verify throws on the missing part and the catch below answers false alike
-  if (signature === undefined || key === undefined) return false;
+  if (signature.length !== SIGNATURE_BYTES || key === undefined) return false;
   // Stryker disable next-line ConditionalExpression: without it verify throws on a non-byte message and the catch below answers false alike
   if (typeof message !== 'string' && !(message instanceof Uint8Array)) return false;
   try {
@@ -82,14 +91,14 @@ export function verifySignature(address: string, message: string | Uint8Array, s
   return false;
 }
 
-/** Base58 text that decodes to exactly 32 bytes (it does not check the point is on the curve). */
+/**
+ * Base58 text that decodes to exactly 32 bytes (it does not check the point is
+ * on the curve). An address whose key was imported already (every node that
+ * signed a request lately) decoded so before, and is not decoded again.
+ */
 export function isAddress(text: string): boolean {
-  return decodeBase58Exact(text, SEED_BYTES) !== undefined;
-}
-
-/** Base58 text that decodes to exactly 64 bytes, the size of an ed25519 signature. */
-export function isSignatureText(text: string): boolean {
-  return decodeBase58Exact(text, SIGNATURE_BYTES) !== undefined;
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: the cache only saves the decoding; without it (a false there) every answer is the same
+  return publicKeys.has(text) || decodeBase58Exact(text, SEED_BYTES) !== undefined;
 }
 
 function toBytes(message: string | Uint8Array): Uint8Array {

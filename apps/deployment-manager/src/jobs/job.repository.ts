@@ -9,6 +9,23 @@ import { exposesPublicly, withPrivateLabels } from './private-labels';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
 
+/** What a claim answers and records of the job it assigns: the assignment, its status event, the queue wait. */
+const CLAIMED = [
+  'address',
+  'poster_address',
+  'definition',
+  'status',
+  'node_address',
+  'end_reason',
+  'duration_seconds',
+  'created_at',
+  'started_at',
+  'ends_at',
+  'finished_at',
+] as const satisfies readonly (keyof JobRow)[];
+const CLAIMED_COLUMNS = CLAIMED.join(', ');
+export type ClaimedJob = Pick<JobRow, (typeof CLAIMED)[number]>;
+
 /** SQL over the row for when billing stops: now, the end of the paid duration, or when the node was last heard from. */
 export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
 
@@ -164,10 +181,17 @@ export class JobRepository extends BaseRepository {
    * each take a different row instead of queueing behind one, and a job goes
    * to exactly one node.
    */
-  async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<JobRow | undefined> {
+  async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<ClaimedJob | undefined> {
     // SQL: claim_job (migration 1760000006600): the redelivery, else the node's advisory lock and the SKIP LOCKED pick under
-    // its capacity, in one round trip, each statement on a fresh snapshot.
-    return one<JobRow>(this.db.manager, 'SELECT * FROM claim_job($1, $2, $3, $4, $5)', [market, node, redeliverAfterSeconds, capacity, allowedSources('RUNNING')]);
+    // its capacity, in one round trip, each statement on a fresh snapshot. Only the columns a claim uses come back
+    // (node-pg builds a parser per column of every result).
+    return one<ClaimedJob>(this.db.manager, `SELECT ${CLAIMED_COLUMNS} FROM claim_job($1, $2, $3, $4, $5)`, [
+      market,
+      node,
+      redeliverAfterSeconds,
+      capacity,
+      allowedSources('RUNNING'),
+    ]);
   }
 
   /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */

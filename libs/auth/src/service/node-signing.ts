@@ -11,7 +11,7 @@
  * because a body may arrive as JSON, text/plain or multipart and all three
  * parse to the same object (libs/http).
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import { createAuthHeader, verifyAuthHeader, type AuthHeaderFailure } from '../auth-header';
 import { isAddress, type WalletSigner } from '../wallet';
 import { NODE_ADDRESS_HEADER } from '@ocg/http';
@@ -83,7 +83,8 @@ function pushValue(stack: Array<{ v: unknown } | string>, out: string[], v: unkn
 
 /** The text a node signs for one request. */
 export function nodeRequestMessage({ method, path, body }: NodeRequest): string {
-  const digest = createHash('sha256').update(canonicalJson(body)).digest('hex');
+  // One-shot: no Hash object per request.
+  const digest = hash('sha256', canonicalJson(body), 'hex');
   return `${NODE_REQUEST_PREFIX} ${method.toUpperCase()} ${path} ${digest}`;
 }
 

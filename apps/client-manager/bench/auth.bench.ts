@@ -35,6 +35,7 @@ import {
   trustLocalCa,
   verdict,
   type Load,
+  runBench,
 } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
@@ -152,10 +153,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -21,7 +21,7 @@ import { Redis } from 'ioredis';
 import { generateApiKey } from '@ocg/auth';
 import { createDataSource } from '@ocg/db';
 import { createLogger, listen } from '@ocg/http';
-import { testDatabase, testRedis } from '@ocg/testing';
+import { testDatabase, testRedis, runBench } from '@ocg/testing';
 import { buildApp, startServices } from '../src/app';
 import { loadConfig } from '../src/config';
 import { entities } from '../src/entities';
@@ -136,11 +136,4 @@ async function main(): Promise<void> {
 }
 
 if (process.argv.includes('--load')) loadChild();
-else
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+else runBench(main);

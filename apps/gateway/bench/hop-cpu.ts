@@ -24,6 +24,7 @@ import { Pool } from 'undici';
 import { openApiDocument } from '@ocg/api-spec';
 import { createLogger, Metrics, NO_TRACING } from '@ocg/http';
 import { createGateway } from '../src/app';
+import { runBench } from '@ocg/testing';
 
 const seconds = Number(process.env.HOP_SECONDS ?? 3);
 const connections = Number(process.env.HOP_CONNECTIONS ?? 16);
@@ -155,10 +156,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

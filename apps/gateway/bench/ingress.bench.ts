@@ -31,7 +31,19 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Pool } from 'undici';
 import { createApiClient } from '@ocg/api-client';
-import { cpuSecondsOf, ensureNginxOriginImage, freePort, localhostLookup, NGINX_ORIGIN_BODY, startTsProcess, testDatabase, testRedis, trustLocalCa, waitFor } from '@ocg/testing';
+import {
+  cpuSecondsOf,
+  ensureNginxOriginImage,
+  freePort,
+  localhostLookup,
+  NGINX_ORIGIN_BODY,
+  startTsProcess,
+  testDatabase,
+  testRedis,
+  trustLocalCa,
+  waitFor,
+  runBench,
+} from '@ocg/testing';
 
 const exec = promisify(execFile);
 const root = resolve(__dirname, '../../..');
@@ -230,10 +242,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -19,7 +19,7 @@
  *   nx run gateway:bench   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_PROFILE_DIR, BENCH_PIN=0 to skip the pinned runs)
  */
 import { execFileSync } from 'node:child_process';
-import { freePorts, interleaved, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, testDatabase, testRedis, type Measured } from '@ocg/testing';
+import { freePorts, interleaved, launchServices, load, perCore, perCoreLine, profileEnv, ratioLine, testDatabase, testRedis, type Measured, runBench } from '@ocg/testing';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -106,10 +106,4 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -8,7 +8,7 @@
 import 'reflect-metadata';
 import type { BenchmarkTemplate } from '@ocg/contracts';
 import { createDataSource } from '@ocg/db';
-import { testDatabase } from '@ocg/testing';
+import { testDatabase, runBench } from '@ocg/testing';
 import { entities, MarketEntity } from '../src/entities';
 import { migrations } from '../src/migrations';
 import { BenchmarkRepository } from '../src/benchmarks/benchmark.repository';
@@ -105,10 +105,4 @@ async function main(): Promise<void> {
   await scenario('metric keys shared by all benchmarks', (_b, m) => `metric_${m}`);
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+runBench(main);

@@ -30,6 +30,7 @@ import { forward, listen, Metrics, upstreamAgent } from '@ocg/http';
 import { Executor } from '../src/executor/executor';
 import { createIngress } from '../src/ingress/server';
 import { NodeMetrics } from '../src/node-metrics';
+import { runBench } from '@ocg/testing';
 
 const BODY = 'Hello from a fast origin\n';
 const JOB = '7xkq3b9w2mfh8c1dzr5tn4vpyl6gs0ej';
@@ -221,11 +222,4 @@ async function main(): Promise<void> {
 }
 
 if (process.argv[2] === '--serve') void serve(process.argv[3] as Variant, Number(process.argv[4]));
-else
-  main().then(
-    () => process.exit(0),
-    (err: unknown) => {
-      console.error(err);
-      process.exit(1);
-    },
-  );
+else runBench(main);

@@ -28,6 +28,7 @@ export { startTsProcess, type ManagedProcess, type TsProcessOptions } from './st
 export { localHttpsDispatcher, localhostLookup, trustLocalCa } from './local-https';
 export {
   load,
+  runBench,
   verdict,
   ratioLine,
   startBareServer,

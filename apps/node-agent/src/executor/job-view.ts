@@ -75,7 +75,8 @@ type Found = { op: OpRunner; port: number } | undefined;
  * none of which reach a private op; or a private op's `<label>[-<port>]`.
  */
 export function findEndpoint(runner: JobRunner, rest: string[]): Found {
-  // The job's own host (its first exposed port), looked up for nearly every proxied request: no lists made.
+  // The job's own host (its first exposed port, the only form without a label), looked up for nearly every
+  // proxied request: no lists made.
   if (rest.length === 0) {
     for (const op of runner.ops) {
       const port = privateLabel(op) === undefined ? op.ports.find((p) => p.type !== 'none') : undefined;
@@ -90,12 +91,7 @@ export function findEndpoint(runner: JobRunner, rest: string[]): Found {
   const open = runner.ops.map((op) => (privateLabel(op) === undefined ? op : undefined));
   const numbers = rest.map((part) => (/^\d{1,5}$/.test(part) ? Number(part) : Number.NaN));
   if (numbers.some(Number.isNaN) || numbers.length > 2) return undefined;
-  const listed = open.filter((o): o is OpRunner => o !== undefined);
-  if (numbers.length === 0) {
-    const op = listed.find((o) => publicPorts(o).length > 0);
-    return op ? { op, port: publicPorts(op)[0].port } : undefined;
-  }
-  const op = numbers.length === 1 ? listed.find((o) => publicPorts(o).some((p) => p.port === numbers[0])) : open[numbers[0]];
+  const op = numbers.length === 1 ? open.find((o) => o !== undefined && publicPorts(o).some((p) => p.port === numbers[0])) : open[numbers[0]];
   const port = numbers[numbers.length - 1];
   return op && publicPorts(op).some((p) => p.port === port) ? { op, port } : undefined;
 }

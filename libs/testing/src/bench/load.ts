@@ -37,6 +37,17 @@ export async function load(url: string, opts: LoadOptions): Promise<Load> {
   return { rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99 };
 }
 
+/** Runs a bench's main function: exit 0 when it ends (its servers' handles may linger), the error and exit 1 when it fails. */
+export function runBench(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    },
+  );
+}
+
 /** `OK` or `BELOW TARGET` (or `ABOVE TARGET` for a bound that must not be passed). */
 export function verdict(pass: boolean, failing: 'BELOW TARGET' | 'ABOVE TARGET' = 'BELOW TARGET'): string {
   return pass ? 'OK' : failing;

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { nodeApiMessage, verifyAuthHeader } from '@ocg/auth';
 import type { GetNodeOpLogsResponse, NodeJobStatus } from '@ocg/contracts';
 import { resolve } from 'node:path';
-import { ocg } from './support/cli';
+import { ocg, ocgSeeing } from './support/cli';
 import { lossyRelay } from './support/lossy-relay';
 import { FakeNode } from './support/node';
 import { NODE_DOMAIN, call, startStack, type TestStack, type TestUser } from './support/stack';
@@ -211,7 +211,11 @@ describe('job get --watch', () => {
   it('prints a line per event until the job ends, then the job as get shows it', async () => {
     const user = await stack.newUser(CREDITS);
     const { address } = await postJob(user);
-    const watching = ocg('job', 'get', address, '--watch', ...as(user));
+    // The node's reports start once the watch has its snapshot: a later snapshot would already hold them, not their events.
+    let subscribed!: () => void;
+    const snapshotShown = new Promise<void>((done) => (subscribed = done));
+    const watching = ocgSeeing((r) => r.err.includes('status QUEUED') && subscribed(), 'job', 'get', address, '--watch', ...as(user));
+    await snapshotShown;
     await runToEnd(address);
     const run = await watching;
     expect(run.code).toBe(0);

@@ -83,5 +83,5 @@ describe('deployment-manager killed mid-job and started again', () => {
     await until(user, short, (j) => j.resultCid !== null, "the node's delayed end report of the short job");
     await until(user, web, (j) => j.resultCid !== null, "the node's end report of the web job");
     await expectBalance(m, user, CREDITS, ended.cost + stopped.cost);
-  });
+  }, 180_000); // a restart, a 6 s wait and up to six 60 s waits: jest's default 30 s cut it short on a loaded machine
 });

@@ -10,7 +10,7 @@ const write30 = (path: string) => `dd if=/dev/zero of=${path} bs=1048576 count=3
  * 'over the limit' when the reason is the expected sentence with a reading past the 10 MiB limit and no more than the
  * 30 MiB written (and the file system's overhead), else the reason itself, so a failure shows it.
  */
-function overTheLimit(reason: string | undefined, sentence: RegExp): string | undefined {
+function overTheLimit(reason: string | null | undefined, sentence: RegExp): string | null | undefined {
   const figure = Number(reason?.match(sentence)?.[1]);
   return figure > 10 && figure < 40 ? 'over the limit' : reason;
 }

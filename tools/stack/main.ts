@@ -53,7 +53,8 @@ const port = async (fixed: number, variable?: string): Promise<number> => (varia
 const NODE_DOMAIN = 'nodes.localhost';
 /** What runs, stopped in this order: the agent reports its jobs ended while the services still listen. */
 const STOP_ORDER = ['node-agent', 'services', 'docker', 'redis', 'postgres'] as const;
-const stoppers: { name: (typeof STOP_ORDER)[number]; stop(): Promise<void> }[] = [];
+/** `saying`: the line printed when it stops, when not "stopping <name>". */
+const stoppers: { name: (typeof STOP_ORDER)[number]; saying?: string; stop(): Promise<void> }[] = [];
 let stopping = false;
 
 const step = (text: string): void => console.log(`stack: ${text}`);
@@ -144,7 +145,8 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     step(`no demo node: ${docker.reason}`);
     return undefined;
   }
-  stoppers.push({ name: 'docker', stop: async () => docker.release() });
+  // An engine that was running before is only let go of (and stays running).
+  stoppers.push({ name: 'docker', saying: docker.started ? undefined : 'leaving docker running (it was running before the stack)', stop: async () => docker.release() });
   const state = await ensureDemo(gateway, adminKey, join(dataDir, 'demo.json'));
   step(`demo market "${DEMO_MARKET}" and user ${state.userEmail} (credits granted once)`);
   await ensureBusyboxImage('ocg/busybox:local');
@@ -241,7 +243,7 @@ async function shutdown(code: number): Promise<void> {
   step('stopping');
   const ordered = [...stoppers].sort((a, b) => STOP_ORDER.indexOf(a.name) - STOP_ORDER.indexOf(b.name));
   for (const item of ordered) {
-    step(`stopping ${item.name}`);
+    step(item.saying ?? `stopping ${item.name}`);
     await item.stop().catch((err: unknown) => step(`${item.name} did not stop cleanly: ${(err as Error).message}`));
   }
   step('stopped');

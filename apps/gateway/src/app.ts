@@ -130,7 +130,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     if (cors) {
       res.setHeader(TRACEPARENT_HEADER, traceparent);
-      if (cors.apply(req, res, requestId)) return;
+      if (cors.apply(req, res, requestId)) {
+        seen.route = 'preflight';
+        return;
+      }
     }
     const page = opts.pages?.match(req, path);
     if (page && opts.pages) {

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { Redis } from 'ioredis';
-import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { createLogger, listen, Metrics, type RunningServer } from '@ocg/http';
 import { captureLogs, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { CORS_MAX_AGE_SECONDS } from '../src/cors';
@@ -62,8 +62,9 @@ describe('CORS on the API host', () => {
   let base: string;
   let plain: string;
 
-  async function start(corsOrigins?: string[]): Promise<string> {
+  async function start(corsOrigins?: string[], metrics?: Metrics): Promise<string> {
     const gateway = createGateway({
+      metrics,
       logger: createLogger({ service: 'gateway', destination: captureLogs().stream }),
       redis,
       document: { paths: { '/markets': { get: { 'x-service': 'svc' }, post: { 'x-service': 'svc' } } } },
@@ -106,6 +107,22 @@ describe('CORS on the API host', () => {
     expect(res.headers['access-control-max-age']).toBe(String(CORS_MAX_AGE_SECONDS));
     expect(res.headers.vary).toBe('Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
     expect(res.headers['x-request-id']).toBeTruthy();
+  });
+
+  it('observes preflights under the route label preflight, answered or refused, never as unmatched', async () => {
+    const metrics = new Metrics('gateway');
+    const counted = await start(loadConfig({ REDIS_URL: 'redis://127.0.0.1:1', CORS_ORIGINS: FRONTEND }).CORS_ORIGINS, metrics);
+    expect((await send(counted, 'OPTIONS', '/markets', preflight(FRONTEND))).status).toBe(204);
+    expect((await send(counted, 'OPTIONS', '/markets', preflight('https://evil.example'))).status).toBe(403);
+    const observed = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'ocg_http_request_duration_seconds');
+    const counts = (observed?.values ?? []).filter((v) => 'metricName' in v && v.metricName === 'ocg_http_request_duration_seconds_count').map((v) => [v.labels, v.value]);
+    expect(counts).toEqual(
+      expect.arrayContaining([
+        [{ method: 'OPTIONS', route: 'preflight', status: 204 }, 1],
+        [{ method: 'OPTIONS', route: 'preflight', status: 403 }, 1],
+      ]),
+    );
+    expect(counts.length).toBe(2);
   });
 
   it('refuses the preflight of any other origin with 403 and no CORS headers, and never reflects it', async () => {

@@ -143,9 +143,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return;
     }
     const operation = routes.match(req.method ?? 'GET', path);
-    if (operation) {
+    // Every operation's service has an upstream (checked when the gateway is made).
+    const upstream = operation && upstreams.get(operation.service);
+    if (operation && upstream) {
       seen.route = operation.template;
-      proxyRequest(req, res, upstreams.get(operation.service)!, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted), traceparent);
+      proxyRequest(req, res, upstream, requestId, opts.upstreamTimeoutMs, logger, forwardedOf(req, trusted), traceparent);
       return;
     }
     res.setHeader(TRACEPARENT_HEADER, traceparent);

@@ -167,17 +167,22 @@ it("restarts a group and stops an op, printing the ops as they are now (the node
   );
 });
 
-it('watches the ops until the job ends, a line per change when not on a terminal; a group stop ends the stage', async () => {
+it('watches the ops until the job ends, a line per change when not on a terminal, across a node out of reach; a group stop ends the stage', async () => {
   await opIs('worker', 'stopped');
   await ocg('job', 'op', 'restart', job, 'worker', ...as());
   await opIs('worker', 'running');
+  const proxy = await cuttingProxy(Number(new URL(stack.gateway).port), Infinity);
   let shown = false;
-  const watching = ocgSeeing((r) => (shown ||= r.out.includes('\nworker ')), 'job', 'ops', job, '--watch', '--interval', '200', ...as());
+  const through = ['--node-url', nodeUrl.replace(/:\d+$/, `:${proxy.port}`), '--gateway', stack.gateway, '--api-key', user.key];
+  const watching = ocgSeeing((r) => (shown ||= r.out.includes('\nworker ')), 'job', 'ops', job, '--watch', '--interval', '200', ...through);
   await waitFor(() => shown, { timeoutMs: 20_000, what: 'the first table' });
+  proxy.outage(1500);
   const stop = await ocg('job', 'group', 'stop', job, 'main', ...as());
   expect(stop.out).toMatch(/^stopped group main; the ops now:\n/);
-  const watched = await watching;
+  const watched = await watching.finally(() => proxy.close());
   expect(watched.code).toBe(0);
+  expect(watched.err).toMatch(new RegExp(`^${String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`}  cannot reach the node API at http://\\S+ \\(.+\\); asking again\n`));
+  expect(watched.err).toMatch(/ {2}the node answers again after \d+\.\d s\n$/);
   expect(watched.out).toMatch(new RegExp(`\n${String.raw`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d`}  op worker running -> stopped \\(exit \\d+, stopped through the node API\\)\n`));
   expect(watched.out).toMatch(/ {2}stage main -> (later|-)\n/);
   expect(watched.out).toMatch(/ {2}job running -> completed/);

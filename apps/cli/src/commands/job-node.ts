@@ -1,7 +1,8 @@
 /** `ocg job ops|op|group`: a running job's ops as its node sees them, watched and controlled through the node API. */
 import type { Command } from 'commander';
 import type { NodeJobStatus, NodeOpStatus } from '@ocg/contracts';
-import { nodeAnswer, nodeApiFor, withNodeApiOptions, type NodeApi, type NodeApiOptions } from '../node-api';
+import { isTransient, reason } from '../gateway';
+import { nodeAnswer, nodeApiFor, nodeRefusal, withNodeApiOptions, type NodeApi, type NodeApiOptions } from '../node-api';
 import { CliError, fields, localTime, print, printJson, table, wholeNumber } from '../output';
 import { registerJobLogs } from './job-logs';
 
@@ -15,6 +16,9 @@ interface OpsOptions extends JsonOption {
 }
 
 type Action = 'stop' | 'restart';
+/** How long --watch asks again a node it cannot reach before it gives up (as `logs --follow`). */
+const WATCH_GIVE_UP_MS = 120_000;
+const WATCH_BACKOFF_MS = [250, 500, 1000, 2000, 4000];
 const DONE: Record<Action, string> = { stop: 'stopped', restart: 'restarted' };
 
 export function registerJobNode(job: Command): void {
@@ -72,7 +76,7 @@ async function watchOps(address: string, options: OpsOptions): Promise<void> {
   const redraw = process.stdout.isTTY === true && !options.json;
   let previous: NodeJobStatus | undefined;
   for (;;) {
-    const status = await readOps(api);
+    const status = await readOpsPatiently(api, (line) => process.stderr.write(`${localTime(new Date().toISOString())}  ${line}\n`));
     if (JSON.stringify(status) !== JSON.stringify(previous)) {
       if (options.json) print(JSON.stringify(status));
       else if (redraw) process.stdout.write(`\x1b[H\x1b[2J${render(status)}\n\n(${localTime(new Date().toISOString())}; Ctrl-C stops watching)\n`);
@@ -81,6 +85,38 @@ async function watchOps(address: string, options: OpsOptions): Promise<void> {
     previous = status;
     if (status.state !== 'running') return;
     await new Promise((r) => setTimeout(r, interval));
+  }
+}
+
+/**
+ * `readOps`, asked again with backoff while the node cannot be reached (no
+ * answer, or 502/503/504 from the gateway in front of it) for at most
+ * WATCH_GIVE_UP_MS; `say` hears when an outage starts and when it ends. A
+ * refusal that asking again will not change is thrown at once.
+ */
+async function readOpsPatiently(api: NodeApi, say: (line: string) => void): Promise<NodeJobStatus> {
+  let down: number | undefined;
+  for (let attempt = 0; ; attempt++) {
+    let why: string;
+    try {
+      const reply = await api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } });
+      if (reply.response.ok && reply.data !== undefined) {
+        if (down !== undefined) say(`the node answers again after ${((Date.now() - down) / 1000).toFixed(1)} s`);
+        return reply.data;
+      }
+      if (!isTransient(reply.response.status)) throw nodeRefusal(reply.response.status, reply.error);
+      why = `HTTP ${reply.response.status}`;
+    } catch (err) {
+      if (err instanceof CliError) throw err;
+      why = reason(err);
+    }
+    if (down === undefined) {
+      down = Date.now();
+      say(`cannot reach the node API at ${api.url} (${why}); asking again`);
+    } else if (Date.now() - down > WATCH_GIVE_UP_MS) {
+      throw new CliError(`cannot reach the node API at ${api.url} for ${WATCH_GIVE_UP_MS / 1000} s: ${why}`);
+    }
+    await new Promise((r) => setTimeout(r, WATCH_BACKOFF_MS[Math.min(attempt, WATCH_BACKOFF_MS.length - 1)]));
   }
 }
 

@@ -1,4 +1,4 @@
-/** A TCP relay in front of the gateway that cuts a followed log's connection once, mid-stream, as a network blip would. */
+/** A TCP relay in front of the gateway that cuts a followed log's connection once, mid-stream, as a network blip would, or goes away for a while. */
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -6,14 +6,26 @@ export interface CuttingProxy {
   port: number;
   /** How many connections it cut. */
   cuts: number;
+  /** Drops every connection, and every new one until `ms` passed: the node out of reach for a while. */
+  outage(ms: number): void;
   close(): void;
 }
 
 /** Cuts the first connection that asks to follow a log (`follow=true`) after `afterBytes` of its answer. */
 export async function cuttingProxy(targetPort: number, afterBytes: number): Promise<CuttingProxy> {
   const sockets = new Set<net.Socket>();
-  const proxy: CuttingProxy = { port: 0, cuts: 0, close: () => (server.close(), sockets.forEach((s) => s.destroy())) };
+  let downUntil = 0;
+  const proxy: CuttingProxy = {
+    port: 0,
+    cuts: 0,
+    outage: (ms) => {
+      downUntil = Date.now() + ms;
+      sockets.forEach((s) => s.destroy());
+    },
+    close: () => (server.close(), sockets.forEach((s) => s.destroy())),
+  };
   const server = net.createServer((client) => {
+    if (Date.now() < downUntil) return void client.on('error', () => undefined).destroy();
     const upstream = net.connect(targetPort, '127.0.0.1');
     for (const s of [client, upstream]) {
       sockets.add(s);

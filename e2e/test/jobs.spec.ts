@@ -12,7 +12,7 @@ import { promisify } from 'node:util';
 import { WebSocket } from 'ws';
 import { createApiClient, type ApiClient, type components } from '@ocg/api-client';
 import { fetch as tlsFetch } from 'undici';
-import { localHttpsDispatcher, localhostLookup, startTsProcess, testDatabase, testRedis, waitFor, type ManagedProcess } from '@ocg/testing';
+import { localHttpsDispatcher, localhostLookup, removeNodeObjects, startTsProcess, testDatabase, testNodeId, testRedis, waitFor, type ManagedProcess } from '@ocg/testing';
 
 const root = resolve(__dirname, '../..');
 const exec = promisify(execFile);
@@ -36,6 +36,7 @@ function webJob(script: string): components['schemas']['JobDefinition'] {
 
 describe('jobs through the local stack', () => {
   const lines: string[] = [];
+  const nodeId = testNodeId('e2e-stack');
   let dataDir: string;
   let stack: ManagedProcess;
   let gateway: string;
@@ -61,7 +62,8 @@ describe('jobs through the local stack', () => {
     stack = startTsProcess(
       'stack',
       join(root, 'tools/stack/main.ts'),
-      { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' },
+      // The agent's Docker objects carry a node id owned by this process: swept even when the run is killed.
+      { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', NODE_ID: nodeId },
       0,
       (l) => lines.push(l),
     );
@@ -84,6 +86,7 @@ describe('jobs through the local stack', () => {
 
   afterAll(async () => {
     await stack?.stop(60000);
+    await removeNodeObjects(nodeId);
     await dropDb?.();
     rmSync(dataDir, { recursive: true, force: true });
   });

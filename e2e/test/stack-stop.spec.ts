@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { fetch as tlsFetch } from 'undici';
 import { createApiClient, type ApiClient } from '@ocg/api-client';
-import { localHttpsDispatcher, removeNodeObjects, testDatabase, testRedis, waitFor } from '@ocg/testing';
+import { localHttpsDispatcher, removeNodeObjects, testDatabase, testNodeId, testRedis, waitFor } from '@ocg/testing';
 import { ctrlC, lineOf, startStack, type StackProcess } from './support/stack-process';
 
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
@@ -35,19 +35,20 @@ describe('stopping the local stack', () => {
   let dropDb: () => Promise<void>;
   let env: Record<string, string>;
   const stacks: Stack[] = [];
-  let node: string | undefined;
+  const nodeId = testNodeId('e2e-stack-stop');
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'ocg-e2e-stack-stop-'));
     const db = await testDatabase();
     dropDb = db.drop;
     const redis = await testRedis();
-    env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
+    // The agent's Docker objects carry a node id owned by this process: swept even when the run is killed.
+    env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', NODE_ID: nodeId };
   });
 
   afterAll(async () => {
     for (const s of stacks) if (s.child.exitCode === null && s.child.signalCode === null) await ctrlC(s).catch(() => undefined);
-    if (node) await removeNodeObjects(node);
+    await removeNodeObjects(nodeId);
     await dropDb?.();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -67,7 +68,8 @@ describe('stopping the local stack', () => {
     const first = startStack(env);
     stacks.push(first);
     await ready(first);
-    node = first.lines.find((l) => /stack: node \S+ online/.test(l))!.match(/node (\S+) online/)![1];
+    // The console names the node's address; its Docker objects carry NODE_ID.
+    const node = first.lines.find((l) => /stack: node \S+ online/.test(l))!.match(/node (\S+) online/)![1];
     let user = demoUser(first);
     const definition = {
       version: '0.1' as const,
@@ -78,12 +80,12 @@ describe('stopping the local stack', () => {
     const job = posted.data!.address;
     const status = async () => (await user.GET('/jobs/{job}', { params: { path: { job } } })).data;
     await waitFor(async () => ((await status())?.status === 'RUNNING' ? true : undefined), { timeoutMs: 60_000, what: 'the job to run' });
-    await waitFor(async () => (await nodeObjects(node!)).some((o) => o.startsWith('container')) || undefined, { timeoutMs: 30_000, what: 'its container' });
+    await waitFor(async () => (await nodeObjects(nodeId)).some((o) => o.startsWith('container')) || undefined, { timeoutMs: 30_000, what: 'its container' });
 
     const code = await ctrlC(first);
     if (code !== 0) throw new Error(`the stack exited with ${code}:\n${first.lines.slice(-40).join('\n')}`);
     expect(first.lines.join('\n')).not.toContain('second signal: exiting now');
-    expect(await nodeObjects(node)).toEqual([]);
+    expect(await nodeObjects(nodeId)).toEqual([]);
 
     const second = startStack(env);
     stacks.push(second);
@@ -97,6 +99,6 @@ describe('stopping the local stack', () => {
     expect(ended.cost).toBeGreaterThan(0);
 
     expect(await ctrlC(second)).toBe(0);
-    expect(await nodeObjects(node)).toEqual([]);
+    expect(await nodeObjects(nodeId)).toEqual([]);
   }, 600_000);
 });

@@ -43,6 +43,8 @@ import {
   trustLocalCa,
   waitFor,
   runBench,
+  removeNodeObjects,
+  testNodeId,
 } from '@ocg/testing';
 
 const exec = promisify(execFile);
@@ -189,7 +191,9 @@ async function main(): Promise<void> {
   const redis = await testRedis();
   const lines: string[] = [];
   const profile: Record<string, string> = process.env.BENCH_CPU_PROF ? { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}` } : {};
-  const env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', ...profile };
+  // The agent's Docker objects carry a node id owned by this process: swept even when the bench is killed.
+  const nodeId = testNodeId('bench-ingress');
+  const env = { STACK_DATA_DIR: dataDir, STACK_FREE_PORTS: '1', DATABASE_URL: db.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn', NODE_ID: nodeId, ...profile };
   const stack = startTsProcess('stack', join(root, 'tools/stack/main.ts'), env, 0, (l) => lines.push(l));
   let nginx: Nginx | undefined;
   try {
@@ -237,6 +241,7 @@ async function main(): Promise<void> {
   } finally {
     nginx?.stop();
     await stack.stop(60000);
+    await removeNodeObjects(nodeId);
     await db.drop();
     rmSync(dataDir, { recursive: true, force: true });
   }

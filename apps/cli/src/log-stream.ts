@@ -7,8 +7,8 @@
  * dead connection.
  */
 import type { NodeLogLine, NodeLogStreamItem } from '@ocg/contracts';
-import { isTransient, reason } from './gateway';
-import { nodeRefusal, type NodeApi } from './node-api';
+import { reason } from './gateway';
+import { NODE_BACKOFF_MS, NODE_GIVE_UP_MS, nodeAnswerOrWhy, type NodeApi } from './node-api';
 import { CliError } from './output';
 
 export interface LogStreamHandlers {
@@ -25,11 +25,8 @@ export interface LogStreamQuery {
   since?: string;
 }
 
-const BACKOFF_MS = [250, 500, 1000, 2000, 4000];
 /** The node sends a heartbeat every 20 s (LOG_FOLLOW_HEARTBEAT_SECONDS): a stream silent this long is dead, however quiet the op. */
 const IDLE_MS = 90_000;
-/** Cut and unreachable this long: given up on. */
-const GIVE_UP_MS = 120_000;
 
 /** Resolves when the op ended (or `signal` aborts); throws when the node refuses or stays away. */
 export async function followOpLog(api: NodeApi, op: string, query: LogStreamQuery, on: LogStreamHandlers, signal: AbortSignal): Promise<void> {
@@ -51,9 +48,9 @@ export async function followOpLog(api: NodeApi, op: string, query: LogStreamQuer
       cut = { at: Date.now(), why: outcome };
     } else {
       cut ??= { at: Date.now(), why: opened };
-      if (Date.now() - cut.at > GIVE_UP_MS) throw new CliError(`lost op ${op}'s log and could not follow it again for ${GIVE_UP_MS / 1000} s: ${opened}`);
+      if (Date.now() - cut.at > NODE_GIVE_UP_MS) throw new CliError(`lost op ${op}'s log and could not follow it again for ${NODE_GIVE_UP_MS / 1000} s: ${opened}`);
     }
-    await pause(BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)], signal);
+    await pause(NODE_BACKOFF_MS[Math.min(attempt, NODE_BACKOFF_MS.length - 1)], signal);
   }
 }
 
@@ -72,15 +69,8 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
 /** The stream, or why it could not be opened this time; a refusal that asking again will not change is thrown. */
 async function open(api: NodeApi, op: string, query: LogStreamQuery, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | string> {
   const params = { path: { job: api.job.address, opid: op }, query: { follow: 'true', after: query.after, streams: query.streams, since: query.since } };
-  try {
-    const reply = await api.streaming.GET('/job/{job}/ops/{opid}/logs', { params, parseAs: 'stream', signal });
-    if (reply.response.ok && reply.data) return reply.data;
-    if (isTransient(reply.response.status)) return `HTTP ${reply.response.status}`;
-    throw nodeRefusal(reply.response.status, reply.error);
-  } catch (err) {
-    if (err instanceof CliError) throw err;
-    return reason(err);
-  }
+  const got = await nodeAnswerOrWhy(() => api.streaming.GET('/job/{job}/ops/{opid}/logs', { params, parseAs: 'stream', signal }));
+  return 'why' in got ? got.why : (got.data as ReadableStream<Uint8Array>);
 }
 
 /** Hands on each item; 'ended' after the node's end notice, else why the stream stopped (a silent one is given up after IDLE_MS). */

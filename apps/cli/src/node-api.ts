@@ -9,7 +9,7 @@ import { Agent } from 'undici';
 import type { Command } from 'commander';
 import { createNodeApiClient, type NodeApiClient } from '@ocg/api-client';
 import type { ErrorBody, JobRecord } from '@ocg/contracts';
-import { answer, gatewayFrom, reason, withGatewayOptions, type GatewayOptions } from './gateway';
+import { answer, gatewayFrom, isTransient, reason, withGatewayOptions, type GatewayOptions } from './gateway';
 import { loopbackLookup, readCa } from './endpoint';
 import { headerFor } from './node-header';
 import { CliError } from './output';
@@ -68,6 +68,27 @@ function nodeUrlOf(node: string, job: JobRecord): string {
   const url = new URL(seen);
   url.hostname = `${node.toLowerCase()}.${url.hostname.split('.').slice(1).join('.')}`;
   return url.origin;
+}
+
+/** How a command that follows a node asks it again while it is out of reach: the pause before each attempt, and when it gives up. */
+export const NODE_BACKOFF_MS = [250, 500, 1000, 2000, 4000];
+export const NODE_GIVE_UP_MS = 120_000;
+
+/**
+ * The data of a node API answer, or why it could not be had this time (no
+ * answer, or 502/503/504 from the gateway in front of the node): worth asking
+ * again. A refusal that asking again will not change is thrown.
+ */
+export async function nodeAnswerOrWhy<T>(call: () => Promise<{ data?: T; error?: unknown; response: Response }>): Promise<{ data: T } | { why: string }> {
+  try {
+    const reply = await call();
+    if (reply.response.ok && reply.data !== undefined && reply.data !== null) return { data: reply.data };
+    if (isTransient(reply.response.status)) return { why: `HTTP ${reply.response.status}` };
+    throw nodeRefusal(reply.response.status, reply.error);
+  } catch (err) {
+    if (err instanceof CliError) throw err;
+    return { why: reason(err) };
+  }
 }
 
 /** The data of a node API answer, or a CliError naming the node when it cannot be reached or saying why it refused. */

@@ -1,8 +1,7 @@
 /** `ocg job ops|op|group`: a running job's ops as its node sees them, watched and controlled through the node API. */
 import type { Command } from 'commander';
 import type { NodeJobStatus, NodeOpStatus } from '@ocg/contracts';
-import { isTransient, reason } from '../gateway';
-import { nodeAnswer, nodeApiFor, nodeRefusal, withNodeApiOptions, type NodeApi, type NodeApiOptions } from '../node-api';
+import { NODE_BACKOFF_MS, NODE_GIVE_UP_MS, nodeAnswer, nodeAnswerOrWhy, nodeApiFor, withNodeApiOptions, type NodeApi, type NodeApiOptions } from '../node-api';
 import { CliError, fields, localTime, print, printJson, table, wholeNumber } from '../output';
 import { registerJobLogs } from './job-logs';
 
@@ -16,9 +15,6 @@ interface OpsOptions extends JsonOption {
 }
 
 type Action = 'stop' | 'restart';
-/** How long --watch asks again a node it cannot reach before it gives up (as `logs --follow`). */
-const WATCH_GIVE_UP_MS = 120_000;
-const WATCH_BACKOFF_MS = [250, 500, 1000, 2000, 4000];
 const DONE: Record<Action, string> = { stop: 'stopped', restart: 'restarted' };
 
 export function registerJobNode(job: Command): void {
@@ -89,34 +85,24 @@ async function watchOps(address: string, options: OpsOptions): Promise<void> {
 }
 
 /**
- * `readOps`, asked again with backoff while the node cannot be reached (no
- * answer, or 502/503/504 from the gateway in front of it) for at most
- * WATCH_GIVE_UP_MS; `say` hears when an outage starts and when it ends. A
- * refusal that asking again will not change is thrown at once.
+ * `readOps`, asked again with backoff while the node cannot be reached, as
+ * `logs --follow` does; `say` hears when an outage starts and when it ends.
  */
 async function readOpsPatiently(api: NodeApi, say: (line: string) => void): Promise<NodeJobStatus> {
   let down: number | undefined;
   for (let attempt = 0; ; attempt++) {
-    let why: string;
-    try {
-      const reply = await api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } });
-      if (reply.response.ok && reply.data !== undefined) {
-        if (down !== undefined) say(`the node answers again after ${((Date.now() - down) / 1000).toFixed(1)} s`);
-        return reply.data;
-      }
-      if (!isTransient(reply.response.status)) throw nodeRefusal(reply.response.status, reply.error);
-      why = `HTTP ${reply.response.status}`;
-    } catch (err) {
-      if (err instanceof CliError) throw err;
-      why = reason(err);
+    const got = await nodeAnswerOrWhy(() => api.client.GET('/job/{job}/ops', { params: { path: { job: api.job.address } } }));
+    if ('data' in got) {
+      if (down !== undefined) say(`the node answers again after ${((Date.now() - down) / 1000).toFixed(1)} s`);
+      return got.data;
     }
     if (down === undefined) {
       down = Date.now();
-      say(`cannot reach the node API at ${api.url} (${why}); asking again`);
-    } else if (Date.now() - down > WATCH_GIVE_UP_MS) {
-      throw new CliError(`cannot reach the node API at ${api.url} for ${WATCH_GIVE_UP_MS / 1000} s: ${why}`);
+      say(`cannot reach the node API at ${api.url} (${got.why}); asking again`);
+    } else if (Date.now() - down > NODE_GIVE_UP_MS) {
+      throw new CliError(`cannot reach the node API at ${api.url} for ${NODE_GIVE_UP_MS / 1000} s: ${got.why}`);
     }
-    await new Promise((r) => setTimeout(r, WATCH_BACKOFF_MS[Math.min(attempt, WATCH_BACKOFF_MS.length - 1)]));
+    await new Promise((r) => setTimeout(r, NODE_BACKOFF_MS[Math.min(attempt, NODE_BACKOFF_MS.length - 1)]));
   }
 }
 

@@ -53,10 +53,7 @@ describe('JobEventLog.append', () => {
     ]);
     expect(await admin.ttl(redisKeys.jobEventLog('j1'))).toBeLessThanOrEqual(settings.keepSeconds);
     while (messages.length < 5) await once(subscriber, 'message');
-    expect(messages).toEqual([
-      'also woken',
-      ...['job', 'op', 'log', 'job'].map((type) => `${redisKeys.jobEvents('j1')} ${JSON.stringify({ job: 'j1', type })}`),
-    ]);
+    expect(messages).toEqual(['also woken', ...['job', 'op', 'log', 'job'].map((type) => `${redisKeys.jobEvents('j1')} ${JSON.stringify({ job: 'j1', type })}`)]);
     subscriber.disconnect();
   });
 });

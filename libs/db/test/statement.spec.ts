@@ -11,7 +11,16 @@ const logged: string[] = [];
 beforeAll(async () => {
   db = await testDatabase();
   const things = migration('Things', 'CREATE TABLE things (id int PRIMARY KEY, name text NOT NULL)');
-  ds = await createDataSource({ url: db.url, schema: 'svc', entities: [], migrations: [things], slowQueryMs: 200, poolSize: 1, logging: true, log: (level, msg) => logged.push(`${level} ${msg}`) });
+  ds = await createDataSource({
+    url: db.url,
+    schema: 'svc',
+    entities: [],
+    migrations: [things],
+    slowQueryMs: 200,
+    poolSize: 1,
+    logging: true,
+    log: (level, msg) => logged.push(`${level} ${msg}`),
+  });
 });
 
 afterAll(async () => {

@@ -195,13 +195,7 @@ export class JobRepository extends BaseRepository {
     // SQL: claim_job (migration 1760000006600): the redelivery, else the node's advisory lock and the SKIP LOCKED pick under
     // its capacity, in one round trip, each statement on a fresh snapshot. Only the columns a claim uses come back
     // (node-pg builds a parser per column of every result). Prepared on each connection once, sent on the pool (ADR 0080).
-    const [job] = await poolRows<ClaimedJob>(this.db, CLAIM, [
-      market,
-      node,
-      redeliverAfterSeconds,
-      capacity,
-      allowedSources('RUNNING'),
-    ]);
+    const [job] = await poolRows<ClaimedJob>(this.db, CLAIM, [market, node, redeliverAfterSeconds, capacity, allowedSources('RUNNING')]);
     return job;
   }
 

@@ -134,7 +134,11 @@ async function main(): Promise<void> {
         console.log(`round ${round + 1} ${name.padEnd(8)} ${us.toFixed(2).padStart(7)} µs CPU/request`);
       }
     }
-    console.log(`best: ${Object.entries(best).map(([name, us]) => `${name} ${us.toFixed(2)} µs${best.bare && name !== 'bare' ? ` (${(best.bare / us).toFixed(2)}x)` : ''}`).join(', ')}`);
+    console.log(
+      `best: ${Object.entries(best)
+        .map(([name, us]) => `${name} ${us.toFixed(2)} µs${best.bare && name !== 'bare' ? ` (${(best.bare / us).toFixed(2)}x)` : ''}`)
+        .join(', ')}`,
+    );
   } finally {
     session?.disconnect();
     await close();

@@ -10,22 +10,13 @@
  *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads)
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import autocannon from 'autocannon';
-import express from 'express';
-import { Redis } from 'ioredis';
-import { generateApiKey } from '@ocg/auth';
-import { createDataSource } from '@ocg/db';
-import { createLogger, listen } from '@ocg/http';
-import { testDatabase, testRedis, runBench } from '@ocg/testing';
-import { buildApp, startServices } from '../src/app';
-import { loadConfig } from '../src/config';
-import { entities } from '../src/entities';
-import { migrations } from '../src/migrations';
+import { runBench } from '@ocg/testing';
+import { startWarmApp } from './warm-app';
 
 interface LoadRequest {
   url: string;
@@ -60,33 +51,12 @@ async function main(): Promise<void> {
   const requests = Number(process.env.CPU_REQUESTS ?? 20000);
   const rounds = Number(process.env.CPU_ROUNDS ?? 5);
   const connections = Number(process.env.CPU_CONNECTIONS ?? 8);
-  const database = await testDatabase();
-  const redisUrl = (await testRedis()).url;
-  const config = loadConfig({
-    DATABASE_URL: database.url,
-    REDIS_URL: redisUrl,
-    MASTER_KEY: randomBytes(32).toString('hex'),
-    ADMIN_API_KEY: generateApiKey(),
-    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
-  });
-  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities, migrations });
-  const redis = new Redis(redisUrl);
-  const deps = { logger: createLogger({ service: 'client-manager', level: process.env.LOG_LEVEL ?? 'warn' }), db, redis, config };
-  const services = await startServices(deps);
-  await services.memory.ready();
-  const cm = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
-  const body = Buffer.from(await (await fetch(`${cm.url}/auth/scopes`)).text());
-  const bareApp = express();
-  bareApp.disable('x-powered-by');
-  bareApp.use((_req, res) => {
-    res.type('application/json').send(body);
-  });
+  const { cm, validateBody, bareApp, close } = await startWarmApp();
   // As the bench's bare server starts it: app.listen, nothing else on the server.
   const bareServer = await new Promise<Server>((resolve) => {
     const server = bareApp.listen(0, '127.0.0.1', () => resolve(server));
   });
   const bare = { url: `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => bareServer.close(() => resolve())) };
-  const validateBody = JSON.stringify({ apiKey: config.ADMIN_API_KEY });
   const child = fork(__filename, ['--load'], { execArgv: process.execArgv, stdio: 'inherit' });
   const loads: Record<string, LoadRequest> = {
     bare: { url: bare.url, amount: requests, connections, method: 'GET' },
@@ -126,12 +96,8 @@ async function main(): Promise<void> {
     session?.disconnect();
     child.kill();
     bareServer.closeAllConnections();
-    await cm.close();
     await bare.close();
-    await services.memory.close();
-    await db.destroy();
-    redis.disconnect();
-    await database.drop();
+    await close();
   }
 }
 

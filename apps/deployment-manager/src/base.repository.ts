@@ -28,7 +28,3 @@ export async function rows<T>(m: EntityManager, sql: string, params: unknown[] =
   if (Array.isArray(result) && result.length === 2 && Array.isArray(result[0]) && typeof result[1] === 'number') return result[0] as T[];
   return result as T[];
 }
-
-export async function one<T>(m: EntityManager, sql: string, params: unknown[] = []): Promise<T | undefined> {
-  return (await rows<T>(m, sql, params))[0];
-}

@@ -110,8 +110,16 @@ export class ServiceClient {
 
   /** One call, retried as the method allows, within one budget. */
   private async attempts<T>(req: ServiceRequest, method: HttpMethod, hop: Hop): Promise<ServiceResponse<T>> {
-    const budget = AbortSignal.timeout(req.timeoutMs ?? this.opts.timeoutMs ?? 5000);
-    const signal = req.signal ? AbortSignal.any([budget, req.signal]) : budget;
+    const budget = new Budget(req.timeoutMs ?? this.opts.timeoutMs ?? 5000);
+    try {
+      return await this.within<T>(req, method, hop, req.signal ? AbortSignal.any([budget.signal, req.signal]) : budget.signal);
+    } finally {
+      budget.end();
+    }
+  }
+
+  /** The attempts of one call until one is answered, the budget is spent or the caller aborts. */
+  private async within<T>(req: ServiceRequest, method: HttpMethod, hop: Hop, signal: AbortSignal): Promise<ServiceResponse<T>> {
     const retries = req.idempotent || IDEMPOTENT.has(method) ? (this.opts.retries ?? 2) : 0;
     const init: RequestInit = { method, headers: this.headersFor(req, hop), body: req.body === undefined ? undefined : JSON.stringify(req.body), signal };
     const url = new URL(req.path, this.opts.baseUrl);
@@ -179,6 +187,30 @@ export class ServiceClient {
   private async pause(attempt: number, signal: AbortSignal): Promise<void> {
     const ceiling = Math.min(this.opts.retryMaxMs ?? 1000, (this.opts.retryBaseMs ?? 100) * 2 ** attempt);
     await delay(Math.random() * ceiling, undefined, { signal }).catch(() => undefined);
+  }
+}
+
+/**
+ * A call's time budget: aborts its signal as `AbortSignal.timeout` does (a
+ * `TimeoutError`), and its timer is cleared when the call ends.
+ * `AbortSignal.timeout`'s timer ran on after every call and built its error
+ * 5 s later for a call long answered (ADR 0080).
+ */
+class Budget {
+  private readonly controller = new AbortController();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(ms: number) {
+    this.timer = setTimeout(() => this.controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), ms);
+    this.timer.unref();
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  end(): void {
+    clearTimeout(this.timer);
   }
 }
 

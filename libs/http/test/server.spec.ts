@@ -1,4 +1,5 @@
 import http from 'node:http';
+import express from 'express';
 import { listen } from '../src';
 
 /** A plain keep-alive GET with node:http, so sockets can be watched directly. */
@@ -79,5 +80,25 @@ describe('listen', () => {
     expect(Date.now() - started).toBeLessThan(1000);
     expect(String(await pending)).toMatch(/socket hang up|ECONNRESET/);
     agent.destroy();
+  });
+
+  it("makes an express app's requests and responses with the app's prototypes, and express serves them as ever", async () => {
+    const app = express();
+    app.get('/who', (req, res) => {
+      res.json({ path: req.path, secure: req.secure, sameRes: req.res === res });
+    });
+    const server = await listen(app, { host: '127.0.0.1', port: 0 });
+    const made: boolean[] = [];
+    // Before the app: what node made, before express's first layer ran.
+    server.server.prependListener('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+      made.push(Object.getPrototypeOf(req) === app.request && Object.getPrototypeOf(res) === app.response, req instanceof http.IncomingMessage);
+    });
+    try {
+      const res = await fetch(`${server.url}/who?x=1`);
+      expect(await res.json()).toEqual({ path: '/who', secure: false, sameRes: true });
+      expect(made).toEqual([true, true]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,5 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
 import {
   ConflictError,
   HttpError,
@@ -52,6 +54,15 @@ async function upstream(handler: Handler): Promise<{ url: string; seen: Seen[]; 
 
 const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
   res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body));
+
+/** The dispatcher as it is, recording the signal of each request it is given. */
+const watched = (dispatcher: Dispatcher, signals: AbortSignal[]): Dispatcher =>
+  Object.assign(Object.create(dispatcher) as Dispatcher, {
+    request: (opts: Dispatcher.RequestOptions) => {
+      signals.push(opts.signal as AbortSignal);
+      return dispatcher.request(opts);
+    },
+  });
 
 const opened: Array<{ close(): Promise<void> }> = [];
 afterEach(async () => {
@@ -150,6 +161,24 @@ describe('ServiceClient', () => {
       const started = Date.now();
       await expect(client.request({ path: '/slow', timeoutMs: 200 })).rejects.toBeInstanceOf(ServiceUnavailableError);
       expect(Date.now() - started).toBeLessThan(3000);
+    });
+
+    it('ends the budget with the call: nothing aborts an answered call afterwards, over fetch or a dispatcher', async () => {
+      const signals: AbortSignal[] = [];
+      const { up, client } = await serve((_req, res) => json(res, 200, { ok: 1 }), {
+        timeoutMs: 500,
+        fetch: (input, init) => {
+          signals.push(init?.signal as AbortSignal);
+          return globalThis.fetch(input, init);
+        },
+      });
+      const pool = upstreamPool(up.url, { connections: 1 });
+      opened.push(pool);
+      const pooled = new ServiceClient({ service: 'upstream', baseUrl: up.url, timeoutMs: 500, dispatcher: watched(pool, signals) });
+      await expect(client.send({ path: '/a' })).resolves.toEqual({ ok: 1 });
+      await expect(pooled.send({ path: '/a' })).resolves.toEqual({ ok: 1 });
+      await delay(600);
+      expect(signals.map((s) => s.aborted)).toEqual([false, false]);
     });
 
     it('throws the caller’s own abort as it is, not as the service being unavailable', async () => {

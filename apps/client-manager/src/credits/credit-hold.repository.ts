@@ -1,9 +1,19 @@
 import type { EntityManager } from 'typeorm';
+import { poolRows, type NamedStatement } from '@ocg/db';
 import { DataSourceRepository } from '../shared/repository';
 import { CreditHoldEntity } from './credit-hold.entity';
 
 /** What placing a hold came to: see place(). */
 export type PlacedHold = { outcome: 'no-user' } | { outcome: 'insufficient'; available: number } | { outcome: 'placed' | 'repeated'; hold: CreditHoldEntity };
+
+/**
+ * SQL: one function call: the lock, the lookup and the writes of a hold, one statement. Prepared on each connection once
+ * and sent on the pool (ADR 0080), its columns named (a prepared statement whose result changed shape would fail).
+ */
+const PLACE: NamedStatement = {
+  name: 'ocg_place_credit_hold',
+  text: 'SELECT outcome, available, id, user_id, reference, amount, settled, released, status, created_at, updated_at FROM place_credit_hold($1, $2, $3, $4, $5)',
+};
 
 /** Every statement against `credit_holds`; callers hold the user's balance lock (place() takes it itself). */
 export class CreditHoldRepository extends DataSourceRepository {
@@ -15,11 +25,7 @@ export class CreditHoldRepository extends DataSourceRepository {
    * `holdId` with its ledger transaction `transactionId` (`placed`).
    */
   async place(userId: string, reference: string, amount: number, holdId: string, transactionId: string): Promise<PlacedHold> {
-    // SQL: one function call: the lock, the lookup and the writes of a hold, one statement.
-    const [row] = (await this.db.query('SELECT * FROM place_credit_hold($1, $2, $3, $4, $5)', [userId, reference, amount, holdId, transactionId])) as (RawHold & {
-      outcome: PlacedHold['outcome'];
-      available: string | null;
-    })[];
+    const [row] = await poolRows<RawHold & { outcome: PlacedHold['outcome']; available: string | null }>(this.db, PLACE, [userId, reference, amount, holdId, transactionId]);
     if (row.outcome === 'no-user') return { outcome: 'no-user' };
     if (row.outcome === 'insufficient') return { outcome: 'insufficient', available: Number(row.available) };
     return { outcome: row.outcome, hold: fromRaw(this.db.manager, row) };

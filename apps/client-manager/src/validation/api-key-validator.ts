@@ -34,13 +34,21 @@ export class ApiKeyValidator {
     private readonly memory?: KeyMemory,
   ) {}
 
+  /**
+   * The answer for a key this instance remembers as active and unexpired,
+   * given at once (no promise: most validations end here); undefined when
+   * `check` has to decide.
+   */
+  fromMemory(text: string): KeyCheck | undefined {
+    if (!this.memory || typeof text !== 'string' || text.length !== API_KEY_LENGTH) return undefined;
+    return this.remembered(apiKeyLookupHash(text));
+  }
+
   async check(text: string): Promise<KeyCheck> {
     if (typeof text !== 'string' || text.length !== API_KEY_LENGTH) return { ok: false, reason: 'malformed' };
     const hash = apiKeyLookupHash(text);
-    // A remembered key was well formed when it was remembered (its SHA-256 names it): the offline check
-    // (a checksum and a base58 decoding, most of a warm validation's work) is skipped for it.
-    const remembered = this.memory?.get(hash);
-    if (remembered && !this.expired(remembered)) return this.active(remembered);
+    const remembered = this.remembered(hash);
+    if (remembered) return remembered;
     // Garbage never reaches Redis or Postgres: the checksum rejects it offline.
     if (!isWellFormedApiKey(text)) return { ok: false, reason: 'malformed' };
     const memoryGeneration = this.memory?.generation ?? 0;
@@ -53,6 +61,15 @@ export class ApiKeyValidator {
     if (this.expired(key)) return { ok: false, reason: 'expired' };
     this.memory?.remember(hash, key, memoryGeneration);
     return this.active(key);
+  }
+
+  /**
+   * A remembered key was well formed when it was remembered (its SHA-256 names it): the offline check
+   * (a checksum and a base58 decoding, most of a warm validation's work) is skipped for it.
+   */
+  private remembered(hash: string): KeyCheck | undefined {
+    const key = this.memory?.get(hash);
+    return key && !this.expired(key) ? this.active(key) : undefined;
   }
 
   private expired(key: ActiveKey): boolean {

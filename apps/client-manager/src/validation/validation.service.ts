@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { TooManyRequestsError } from '@ocg/http';
 import type { ValidateApiKeyResponse } from '@ocg/contracts';
-import type { ApiKeyValidator } from './api-key-validator';
+import type { ApiKeyValidator, KeyCheck } from './api-key-validator';
 import type { RateLimiter } from '@ocg/redis';
 import type { RequestContext } from '../shared/request-context';
 import { systemClock, type Clock } from '../shared/clock';
@@ -30,15 +30,28 @@ export class ValidationService {
     private readonly clock: Clock = systemClock,
   ) {}
 
-  async validateApiKey(apiKey: string, ctx: RequestContext): Promise<ValidateApiKeyResponse> {
+  validateApiKey(apiKey: string, ctx: RequestContext): Promise<ValidateApiKeyResponse> {
     // Services calling with the internal credential validate for many users: not limited per address.
     const limited = !ctx.internal;
-    if (limited) this.refuseIfBlocked(ctx.client);
-    const check = await this.validator.check(apiKey);
-    if (!check.ok) {
-      if (limited) await this.countFailure(ctx.client);
-      return { valid: false };
+    try {
+      if (limited) this.refuseIfBlocked(ctx.client);
+      // A key this instance remembers is answered in one resolved promise, not a chain of them.
+      const known = this.validator.fromMemory(apiKey);
+      if (known) return Promise.resolve(this.answer(known));
+    } catch (err) {
+      return Promise.reject(err);
     }
+    return this.lookUp(apiKey, ctx.client, limited);
+  }
+
+  private async lookUp(apiKey: string, client: string, limited: boolean): Promise<ValidateApiKeyResponse> {
+    const check = await this.validator.check(apiKey);
+    if (!check.ok && limited) await this.countFailure(client);
+    return this.answer(check);
+  }
+
+  private answer(check: KeyCheck): ValidateApiKeyResponse {
+    if (!check.ok) return { valid: false };
     const { user, keyId, scopes, expiresAt } = check.key;
     return { valid: true, user, apiKeyId: keyId, scopes, expiresAt: expiresAt === null ? null : new Date(expiresAt).toISOString() };
   }

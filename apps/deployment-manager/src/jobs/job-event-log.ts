@@ -30,12 +30,16 @@ export interface Publication {
  * the entry (the log trimmed to its last ARGV[1]), the log's expiry, and the
  * wake-up on the job's channel.
  */
-const APPEND = `
+const APPEND_SCRIPT = `
 for i = 7, #ARGV, 2 do redis.call('PUBLISH', ARGV[i], ARGV[i + 1]) end
 redis.call('XADD', KEYS[1], 'MAXLEN', '=', ARGV[1], '*', 'type', ARGV[3], 'data', ARGV[4])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('PUBLISH', ARGV[5], ARGV[6])
 return 1`;
+
+/** The script as a command of the connection (ioredis `defineCommand`): its SHA1 is sent (`EVALSHA`), its text only when the server does not have it. */
+const APPEND = 'ocgAppendJobEvent';
+type WithAppend = Redis & { [APPEND](key: string, ...args: (string | number)[]): Promise<unknown> };
 
 /** Stream ids as Redis writes them: a client's `Last-Event-ID` must be one. */
 export const EVENT_ID = /^\d{1,20}-\d{1,20}$/;
@@ -50,17 +54,23 @@ export const START = '0-0';
  * told about (one script: ADR 0074).
  */
 export class JobEventLog {
+  private readonly redis: WithAppend;
+
   constructor(
-    private readonly redis: Redis,
+    redis: Redis,
     private readonly settings: EventLogSettings,
-  ) {}
+  ) {
+    // The text went with every EVAL (ADR 0080): ioredis sends it once per connection, then its hash, and again after NOSCRIPT.
+    if (!(APPEND in redis)) redis.defineCommand(APPEND, { numberOfKeys: 1, lua: APPEND_SCRIPT });
+    this.redis = redis as WithAppend;
+  }
 
   /** With `also`, more messages published by the same command (one round trip for all). */
   async append(job: string, type: JobEventType, data: unknown, final = false, also: Publication[] = []): Promise<void> {
     const expiry = final ? this.settings.keepSeconds : this.settings.idleSeconds;
     const notice = JSON.stringify({ job, type });
     const extra = also.flatMap((p) => [p.channel, p.message]);
-    await this.redis.eval(APPEND, 1, redisKeys.jobEventLog(job), this.settings.retained, expiry, type, JSON.stringify(data), redisKeys.jobEvents(job), notice, ...extra);
+    await this.redis[APPEND](redisKeys.jobEventLog(job), this.settings.retained, expiry, type, JSON.stringify(data), redisKeys.jobEvents(job), notice, ...extra);
   }
 
   /** Up to `count` events after `id`, oldest first. */

@@ -14,7 +14,8 @@ import type { HoldRepository } from './hold.repository';
 import type { JobEvents } from './job-events';
 import type { JobQueryService } from './job-query.service';
 import type { JobRepository } from './job.repository';
-import type { JobRow, NewJob } from './job-row';
+import type { NewJob } from './job-row';
+import type { SummaryRow } from './job-views';
 import { wakeUp } from './market-waker';
 import type { PostRequestRepository } from './post-request.repository';
 
@@ -56,7 +57,7 @@ export class JobPostService {
     const priced = await withSpan('job.price', () => this.price(caller, body));
     const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
     if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);
-    let recorded: JobRow | undefined;
+    let recorded: SummaryRow | undefined;
     try {
       const hold = priced.amount > 0 ? await withSpan('job.hold', () => this.hold(caller, address, priced)) : undefined;
       recorded = await withSpan('job.record', () => this.record(caller, address, priced, hold));
@@ -107,7 +108,7 @@ export class JobPostService {
   }
 
   /** The definition, the job and its applied hold, all or nothing (one statement). The new row; nothing when a concurrent retry recorded it first. */
-  private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<JobRow | undefined> {
+  private async record(caller: Caller, address: string, p: Priced, hold: CreditHoldRecord | undefined): Promise<SummaryRow | undefined> {
     const definition = this.d.cas.sealedBlob(p.def.bytes);
     const job: NewJob = {
       address,

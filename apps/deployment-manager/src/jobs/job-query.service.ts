@@ -3,8 +3,7 @@ import { NotFoundError, ValidationError } from '@ocg/http';
 import { iso } from '../db';
 import type { Caller } from './caller';
 import type { JobRepository } from './job.repository';
-import type { JobRow } from './job-row';
-import type { JobViews } from './job-views';
+import type { JobViews, SummaryRow } from './job-views';
 
 export const DEFAULT_PAGE = 50;
 export const MAX_PAGE = 200;
@@ -31,7 +30,7 @@ export class JobQueryService {
   }
 
   /** The record of a job this request just recorded: no ops or endpoints yet, nothing to read back. */
-  recorded(job: JobRow): JobRecord {
+  recorded(job: SummaryRow): JobRecord {
     return this.views.record(job, [], []);
   }
 

@@ -12,6 +12,29 @@ export interface ViewSettings {
   publicUrl: string;
 }
 
+/** The columns of a job's summary and record (without ops and endpoints): what a post reads back of the row it wrote. */
+export const SUMMARY_COLUMNS = [
+  'address',
+  'status',
+  'end_reason',
+  'market_address',
+  'node_address',
+  'poster_address',
+  'price_per_second',
+  'duration_seconds',
+  'billed_seconds',
+  'cost',
+  'settled_at',
+  'definition_cid',
+  'result_cid',
+  'exposes',
+  'created_at',
+  'started_at',
+  'ends_at',
+  'finished_at',
+] as const satisfies readonly (keyof JobRow)[];
+export type SummaryRow = Pick<JobRow, (typeof SUMMARY_COLUMNS)[number]>;
+
 /** Rows to the DTOs of @ocg/contracts, with public URLs per ARCHITECTURE.md's host rules. */
 export class JobViews {
   constructor(
@@ -19,7 +42,7 @@ export class JobViews {
     private readonly seal: ContentSeal,
   ) {}
 
-  summary(j: JobRow): JobSummaryRecord {
+  summary(j: SummaryRow): JobSummaryRecord {
     const price = Number(j.price_per_second);
     return {
       address: j.address,
@@ -46,7 +69,7 @@ export class JobViews {
     };
   }
 
-  record(j: JobRow, ops: OpRow[], endpoints: EndpointRow[]): JobRecord {
+  record(j: SummaryRow, ops: OpRow[], endpoints: EndpointRow[]): JobRecord {
     // Once the job ended its containers are gone, whatever the node said last.
     const ended = !['QUEUED', 'RUNNING'].includes(j.status);
     return { ...this.summary(j), ops: ops.map(toOp), endpoints: endpoints.map((e) => this.endpoint(e, ended)) };
@@ -90,7 +113,7 @@ export class JobViews {
     return { op: e.op_id, port: e.port, url: this.url(e.host_label), status: ended ? 'OFFLINE' : e.status, updatedAt: e.updated_at.toISOString() };
   }
 
-  private links(j: JobRow): JobSummaryRecord['links'] {
+  private links(j: SummaryRow): JobSummaryRecord['links'] {
     const base = this.settings.publicUrl.replace(/\/+$/, '');
     return {
       job: `${base}/jobs/${j.address}`,

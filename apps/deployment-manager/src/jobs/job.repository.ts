@@ -1,12 +1,14 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { poolRows, type NamedStatement } from '@ocg/db';
 import type { ContentSeal } from '../cas/content-seal';
 import type { SealedBlob } from '../cas/cas.service';
-import { BaseRepository, one, rows } from '../base.repository';
+import { BaseRepository, rows } from '../base.repository';
 import { JobEndpointEntity } from './job-endpoint.entity';
 import { JobOpEntity } from './job-op.entity';
 import { JobEntity } from './job.entity';
 import { exposesPublicly, withPrivateLabels } from './private-labels';
 import type { EndpointRow, JobRow, NewJob, OpRow } from './job-row';
+import { SUMMARY_COLUMNS, type SummaryRow } from './job-views';
 import { allowedSources, FINAL_STATES, type JobState } from './state';
 
 /** What a claim answers and records of the job it assigns: the assignment, its status event, the queue wait. */
@@ -23,8 +25,38 @@ const CLAIMED = [
   'ends_at',
   'finished_at',
 ] as const satisfies readonly (keyof JobRow)[];
-const CLAIMED_COLUMNS = CLAIMED.join(', ');
 export type ClaimedJob = Pick<JobRow, (typeof CLAIMED)[number]>;
+/** Named columns, never `*`: a prepared statement whose result changed shape (a column added) would fail until its connection closed. */
+const CLAIM: NamedStatement = { name: 'ocg_claim_job', text: `SELECT ${CLAIMED.join(', ')} FROM claim_job($1, $2, $3, $4, $5)` };
+
+/**
+ * A posted job in one statement (JobRepository.record). SQL: four writes of one statement (a data-modifying WITH): the hold
+ * first, the job only when it is applied, the definition's blob and reader only with the job. References are checked at
+ * the statement's end. Prepared on each connection once (ADR 0080): named columns, never `*` (a prepared statement whose
+ * result changed shape would fail), and only the summary's, which is what a post answers.
+ */
+const RECORD: NamedStatement = {
+  name: 'ocg_record_job',
+  text: `WITH placed AS (
+     UPDATE job_holds SET state = 'open', hold_id = $11, applied = true, updated_at = now()
+     WHERE $11::text IS NOT NULL AND reference = $1 AND state = 'placing'
+     RETURNING reference
+   ), job AS (
+     INSERT INTO jobs (address, address_lower, user_id, poster_address, market_address, status, definition_cid, definition, exposes,
+                       price_per_second, duration_seconds, max_duration_seconds)
+     SELECT $1::text, lower($1::text), $2::text, $3::text, $4::text, 'QUEUED', $5::text, $6::jsonb, $7::boolean, $8::bigint, $9::integer, $10::integer
+     WHERE $11::text IS NULL OR EXISTS (SELECT 1 FROM placed)
+     ON CONFLICT (address) DO NOTHING
+     RETURNING ${SUMMARY_COLUMNS.join(', ')}
+   ), blob AS (
+     INSERT INTO blobs (cid, sealed, size) SELECT $5::text, $12::text, $13::integer WHERE EXISTS (SELECT 1 FROM job)
+     ON CONFLICT (cid) DO NOTHING
+   ), reader AS (
+     INSERT INTO blob_readers (cid, user_id, uploaded_at) SELECT $5::text, $2::text, NULL WHERE EXISTS (SELECT 1 FROM job)
+     ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at
+   )
+   SELECT ${SUMMARY_COLUMNS.join(', ')} FROM job`,
+};
 
 /** SQL over the row for when billing stops: now, the end of the paid duration, or when the node was last heard from. */
 export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
@@ -55,49 +87,27 @@ export class JobRepository extends BaseRepository {
    * stored and readable by its poster and, when `holdId` pays for it, its
    * hold applied. With a hold, the job is recorded only while the hold is
    * still placing (the sweeper did not release it meanwhile), so a job and
-   * its applied hold exist together or not at all. The new row; nothing when
-   * the job was not recorded (already there, or its hold is gone).
+   * its applied hold exist together or not at all. The new row's summary
+   * columns; nothing when the job was not recorded (already there, or its
+   * hold is gone).
    */
-  async record(j: NewJob, definition: SealedBlob, holdId: string | undefined): Promise<JobRow | undefined> {
-    // SQL: four writes of one statement (a data-modifying WITH): the hold first, the job only when it is applied,
-    // the definition's blob and reader only with the job. References are checked at the statement's end.
-    return one<JobRow>(
-      this.db.manager,
-      `WITH placed AS (
-         UPDATE job_holds SET state = 'open', hold_id = $11, applied = true, updated_at = now()
-         WHERE $11::text IS NOT NULL AND reference = $1 AND state = 'placing'
-         RETURNING reference
-       ), job AS (
-         INSERT INTO jobs (address, address_lower, user_id, poster_address, market_address, status, definition_cid, definition, exposes,
-                           price_per_second, duration_seconds, max_duration_seconds)
-         SELECT $1::text, lower($1::text), $2::text, $3::text, $4::text, 'QUEUED', $5::text, $6::jsonb, $7::boolean, $8::bigint, $9::integer, $10::integer
-         WHERE $11::text IS NULL OR EXISTS (SELECT 1 FROM placed)
-         ON CONFLICT (address) DO NOTHING
-         RETURNING *
-       ), blob AS (
-         INSERT INTO blobs (cid, sealed, size) SELECT $5::text, $12::text, $13::integer WHERE EXISTS (SELECT 1 FROM job)
-         ON CONFLICT (cid) DO NOTHING
-       ), reader AS (
-         INSERT INTO blob_readers (cid, user_id, uploaded_at) SELECT $5::text, $2::text, NULL WHERE EXISTS (SELECT 1 FROM job)
-         ON CONFLICT (cid, user_id) DO UPDATE SET uploaded_at = EXCLUDED.uploaded_at
-       )
-       SELECT * FROM job`,
-      [
-        j.address,
-        j.userId,
-        j.poster,
-        j.market,
-        definition.cid,
-        JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))),
-        j.exposes && exposesPublicly(j.definition),
-        String(j.pricePerSecond),
-        j.durationSeconds,
-        j.maxDurationSeconds,
-        holdId ?? null,
-        definition.sealed,
-        definition.size,
-      ],
-    );
+  async record(j: NewJob, definition: SealedBlob, holdId: string | undefined): Promise<SummaryRow | undefined> {
+    const [row] = await poolRows<SummaryRow>(this.db, RECORD, [
+      j.address,
+      j.userId,
+      j.poster,
+      j.market,
+      definition.cid,
+      JSON.stringify(this.seal.sealDefinition(j.address, withPrivateLabels(j.definition))),
+      j.exposes && exposesPublicly(j.definition),
+      String(j.pricePerSecond),
+      j.durationSeconds,
+      j.maxDurationSeconds,
+      holdId ?? null,
+      definition.sealed,
+      definition.size,
+    ]);
+    return row;
   }
 
   async find(address: string): Promise<JobRow | undefined> {
@@ -184,14 +194,9 @@ export class JobRepository extends BaseRepository {
   async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<ClaimedJob | undefined> {
     // SQL: claim_job (migration 1760000006600): the redelivery, else the node's advisory lock and the SKIP LOCKED pick under
     // its capacity, in one round trip, each statement on a fresh snapshot. Only the columns a claim uses come back
-    // (node-pg builds a parser per column of every result).
-    return one<ClaimedJob>(this.db.manager, `SELECT ${CLAIMED_COLUMNS} FROM claim_job($1, $2, $3, $4, $5)`, [
-      market,
-      node,
-      redeliverAfterSeconds,
-      capacity,
-      allowedSources('RUNNING'),
-    ]);
+    // (node-pg builds a parser per column of every result). Prepared on each connection once, sent on the pool (ADR 0080).
+    const [job] = await poolRows<ClaimedJob>(this.db, CLAIM, [market, node, redeliverAfterSeconds, capacity, allowedSources('RUNNING')]);
+    return job;
   }
 
   /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */

@@ -1,0 +1,61 @@
+/**
+ * What the CPU harnesses share: client-manager's app (real Postgres and Redis,
+ * the admin key's memory ready, served by `listen` as main.ts serves it) and a
+ * bare express app answering `GET /auth/scopes`'s bytes, the baseline.
+ */
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import { Redis } from 'ioredis';
+import { generateApiKey } from '@ocg/auth';
+import { createDataSource } from '@ocg/db';
+import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { testDatabase, testRedis } from '@ocg/testing';
+import { buildApp, startServices } from '../src/app';
+import { loadConfig } from '../src/config';
+import { entities } from '../src/entities';
+import { migrations } from '../src/migrations';
+
+export interface WarmApp {
+  cm: RunningServer;
+  /** `POST /auth/validate-api-key`'s body for the admin key. */
+  validateBody: string;
+  /** express with nothing added, answering every request with `GET /auth/scopes`'s bytes. */
+  bareApp: express.Express;
+  close(): Promise<void>;
+}
+
+export async function startWarmApp(): Promise<WarmApp> {
+  const database = await testDatabase();
+  const redisUrl = (await testRedis()).url;
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    REDIS_URL: redisUrl,
+    MASTER_KEY: randomBytes(32).toString('hex'),
+    ADMIN_API_KEY: generateApiKey(),
+    INTERNAL_TOKEN: randomBytes(24).toString('hex'),
+  });
+  const db = await createDataSource({ url: config.DATABASE_URL, schema: 'client_manager', entities, migrations });
+  const redis = new Redis(redisUrl);
+  const deps = { logger: createLogger({ service: 'client-manager', level: process.env.LOG_LEVEL ?? 'warn' }), db, redis, config };
+  const services = await startServices(deps);
+  await services.memory.ready();
+  const cm = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  const body = Buffer.from(await (await fetch(`${cm.url}/auth/scopes`)).text());
+  const bareApp = express();
+  bareApp.disable('x-powered-by');
+  bareApp.use((_req, res) => {
+    res.type('application/json').send(body);
+  });
+  return {
+    cm,
+    validateBody: JSON.stringify({ apiKey: config.ADMIN_API_KEY }),
+    bareApp,
+    close: async () => {
+      await cm.close();
+      await services.memory.close();
+      await db.destroy();
+      redis.disconnect();
+      await database.drop();
+    },
+  };
+}

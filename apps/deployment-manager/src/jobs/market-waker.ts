@@ -17,6 +17,7 @@ export const wakeUp = (market: string): Publication => ({ channel: redisKeys.mar
 export class MarketWaker {
   private readonly waiting = new Map<string, Set<() => void>>();
   private subscriber: Redis | undefined;
+  private ended = false;
 
   constructor(
     private readonly redis: Redis,
@@ -29,8 +30,14 @@ export class MarketWaker {
     this.redis.publish(channel, message).catch((err: Error) => this.logger.warn({ err: err.message }, 'could not publish a queued job (claimers will find it on their next poll)'));
   }
 
-  /** Resolves when the market is woken or after `ms`, whichever comes first. */
+  /** True once closed: a long poll answers with what it has instead of waiting again. */
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  /** Resolves when the market is woken or after `ms`, whichever comes first; at once when closed (no subscription is made then). */
   wait(market: string, ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.ended) return Promise.resolve();
     this.listen();
     return new Promise((resolve) => {
       const set = this.waiting.get(market) ?? new Set();
@@ -49,6 +56,7 @@ export class MarketWaker {
   }
 
   close(): void {
+    this.ended = true;
     for (const set of this.waiting.values()) for (const done of [...set]) done();
     this.subscriber?.disconnect();
     this.subscriber = undefined;

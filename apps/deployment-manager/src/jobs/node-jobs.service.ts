@@ -56,7 +56,7 @@ export class NodeJobsService {
     const until = Date.now() + (body.waitSeconds ?? 0) * 1000;
     const claim = () => withSpan('job.claim', () => this.d.jobs.claim(market.address, node, this.d.claimRedeliverSeconds, standing.capacity));
     let job = await claim();
-    while (!job && Date.now() < until) {
+    while (!job && Date.now() < until && !this.d.waker.closed) {
       await this.d.waker.wait(market.address, Math.min(WAIT_SLICE_MS, until - Date.now()));
       job = await claim();
     }

@@ -45,6 +45,8 @@ const schema = z
     PAGE_VIEWS_PER_MINUTE: rate(120),
     /** A node ingress that sends nothing for this long is given up on. */
     INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
+    /** Relay job hosts' connections to the node's ingress as bytes (ADR 0084); off: every request through the HTTP server (as with tracing on). */
+    INGRESS_RELAY: env.flag(true),
     /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */
     CORS_ORIGINS: z
       .string()

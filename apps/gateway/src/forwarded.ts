@@ -18,25 +18,32 @@ function firstValue(header: string | string[] | undefined): string | undefined {
  * against, nor the host and scheme a service builds links and cookies from.
  */
 export function forwardedOf(req: http.IncomingMessage, trusted: BlockList): Forwarded {
-  const remote = bare(req.socket.remoteAddress ?? '');
-  const own: Forwarded = { for: remote, host: req.headers.host ?? '', proto: 'encrypted' in req.socket ? 'https' : 'http' };
+  return forwardedFrom(req.socket.remoteAddress, 'encrypted' in req.socket, (name) => req.headers[name], trusted);
+}
+
+/** `forwardedOf` for a request known by its connection's peer, whether it is TLS, and its headers (a relayed request has no IncomingMessage). */
+export function forwardedFrom(remoteAddress: string | undefined, encrypted: boolean, header: (name: string) => string | string[] | undefined, trusted: BlockList): Forwarded {
+  const remote = bare(remoteAddress ?? '');
+  const own: Forwarded = { for: remote, host: firstOf(header('host')) ?? '', proto: encrypted ? 'https' : 'http' };
   // Most gateways trust no proxy: a check of an empty list still costs microseconds (an address object per family).
   if (!remote || trusted.rules.length === 0 || !inList(trusted, remote)) return own;
-  const forwardedFor = req.headers['x-forwarded-for'];
+  const forwardedFor = header('x-forwarded-for');
   // Stryker disable next-line StringLiteral: any text that is no IP address ends the walk below at once, as no text does
-  const header = forwardedFor ?? '';
-  const chain = (Array.isArray(header) ? header.join(',') : header).split(',').map(bare).filter(Boolean);
+  const text = forwardedFor ?? '';
+  const chain = (Array.isArray(text) ? text.join(',') : text).split(',').map(bare).filter(Boolean);
   let client = remote;
   // From the right: each hop a trusted proxy names is believed, up to the first that is no trusted proxy.
   for (const hop of chain.reverse()) {
     if (!inList(trusted, client) || !net.isIP(hop)) break;
     client = hop;
   }
-  const proto = firstValue(req.headers['x-forwarded-proto'])?.toLowerCase();
-  const host = firstValue(req.headers['x-forwarded-host']);
+  const proto = firstValue(header('x-forwarded-proto'))?.toLowerCase();
+  const host = firstValue(header('x-forwarded-host'));
   return {
     for: client,
     host: host && /^[A-Za-z0-9.:[\]-]{1,260}$/.test(host) ? host : own.host,
     proto: proto === 'http' || proto === 'https' ? proto : own.proto,
   };
 }
+
+const firstOf = (header: string | string[] | undefined): string | undefined => (Array.isArray(header) ? header[0] : header);

@@ -6,6 +6,7 @@ import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
 import { redirectToHttps } from './redirect';
 import { createIngress } from './ingress';
+import { relayIngress } from './ingress/relay';
 import { IngressResolver } from './ingress/resolver';
 import { createPages } from './pages';
 import { RateLimiter } from '@ocg/redis';
@@ -83,6 +84,11 @@ runMain('gateway', async () => {
   const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
   servers[0].server.on('upgrade', gateway.upgrade);
+  // Job hosts' connections relayed as bytes (ADR 0084); with tracing on, every request is served (and traced) by the HTTP server.
+  const relays =
+    ingress && config.INGRESS_RELAY && !tracing.recording
+      ? relayIngress(servers[0].server, { ingress, logger, metrics, timeoutMs: config.INGRESS_TIMEOUT_MS, secure: Boolean(tls) })
+      : undefined;
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
@@ -92,7 +98,7 @@ runMain('gateway', async () => {
   const metricsServer = await serveMetrics(metrics, config, logger);
   if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
-    await Promise.all(servers.map((s) => s.close()));
+    await Promise.all([relays?.close(10_000), ...servers.map((s) => s.close())]);
     gateway.close();
     redis.disconnect();
     subscriber.disconnect();

@@ -24,6 +24,7 @@ const upstream: http.RequestListener = (req, res) => {
 /** The job hosts: their answers are the job's own business, CORS included. */
 const jobHosts: Ingress = {
   matches: (host) => Boolean(host?.endsWith('.nodes.localhost')),
+  relayRoute: () => undefined,
   handle: (_req, res) => {
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('job');

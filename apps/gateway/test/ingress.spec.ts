@@ -1,11 +1,16 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { Pool } from 'undici';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createAddressPolicy, createLogger, listen, type RunningServer } from '@ocg/http';
-import { freePort, testRedis } from '@ocg/testing';
+import { createAddressPolicy, createLogger, listen, type Logger, type RelaySet, type RunningServer } from '@ocg/http';
+import { ensureLocalTls, freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
-import { createIngress } from '../src/ingress';
+import { createIngress, type Ingress } from '../src/ingress';
 import { IngressResolver } from '../src/ingress/resolver';
+import { relayIngress } from '../src/ingress/relay';
 
 const TOKEN = 'internal-token-for-gateway-tests';
 const JOB = 'Fh3kX9aBcDeF';
@@ -53,7 +58,24 @@ function get(base: string, host: string, path = '/'): Promise<{ status: number; 
   });
 }
 
-describe('gateway ingress by host', () => {
+/** A gateway with an ingress whose routes come from `controlPlane` at `cpUrl` (silent logs). */
+function gatewayOf(cpUrl: string, redis: Redis, cache: { cacheMs: number; negativeMs?: number }): { gateway: Gateway; ingress: Ingress; logger: Logger } {
+  const logger = createLogger({ service: 'gateway', level: 'silent' });
+  const ingress = createIngress({
+    nodeDomain: 'nodes.example.test',
+    timeoutMs: 5000,
+    logger,
+    policy: createAddressPolicy({ allowPrivate: true }),
+    resolver: new IngressResolver({ deploymentManagerUrl: cpUrl, hostManagerUrl: cpUrl, internalToken: TOKEN, ...cache }),
+  });
+  return { gateway: createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress }), ingress, logger };
+}
+
+// Each behaviour holds both ways a job host's request is served: by the HTTP server, and relayed on the connection (ADR 0084).
+describe.each([
+  ['served by the HTTP server', false],
+  ['relayed', true],
+])('gateway ingress by host, %s', (_mode, relayed) => {
   const jobs = new Map<string, { job: string; status: string; node: string | null }>();
   const nodes = new Map<string, string>();
   let cp: RunningServer;
@@ -62,6 +84,7 @@ describe('gateway ingress by host', () => {
   let server: RunningServer;
   let gateway: Gateway;
   let redis: Redis;
+  let relays: RelaySet | undefined;
 
   beforeAll(async () => {
     cp = await listen(controlPlane(jobs, nodes), { host: '127.0.0.1', port: 0 });
@@ -70,22 +93,17 @@ describe('gateway ingress by host', () => {
     wss.on('connection', (socket, req) => socket.on('message', (m) => socket.send(`${req.headers.host} says ${m.toString()}`)));
     nodes.set(NODE, node.url);
     redis = new Redis((await testRedis()).url);
-    const logger = createLogger({ service: 'gateway', level: 'silent' });
-    const ingress = createIngress({
-      nodeDomain: 'nodes.example.test',
-      timeoutMs: 5000,
-      logger,
-      policy: createAddressPolicy({ allowPrivate: true }),
-      resolver: new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: CACHE_MS, negativeMs: CACHE_MS }),
-    });
-    gateway = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
+    const made = gatewayOf(cp.url, redis, { cacheMs: CACHE_MS, negativeMs: CACHE_MS });
+    const { logger, ingress } = made;
+    gateway = made.gateway;
     server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
     server.server.on('upgrade', gateway.upgrade);
+    if (relayed) relays = relayIngress(server.server, { ingress, logger, timeoutMs: 5000, secure: false });
   });
 
   afterAll(async () => {
     wss.close();
-    await Promise.all([server.close(), cp.close(), node.close()]);
+    await Promise.all([relays?.close(1000), server.close(), cp.close(), node.close()]);
     gateway.close();
     redis.disconnect();
   });
@@ -101,6 +119,8 @@ describe('gateway ingress by host', () => {
     expect(res.status).toBe(200);
     expect(JSON.parse(res.body)).toMatchObject({ host, url: '/api/generate?x=1' });
     expect(JSON.parse(res.body).forwardedFor).toBeTruthy();
+    // Relayed: the keep-alive connection is still the relay's, not handed to the HTTP server.
+    if (relays) expect(relays.size).toBe(1);
   });
 
   it('serves the not-found page while the job is queued', async () => {
@@ -177,5 +197,61 @@ describe('gateway ingress by host', () => {
   it('leaves API hosts to the API routes', async () => {
     const res = await get(server.url, '127.0.0.1', '/healthz');
     expect(res.status).toBe(200);
+  });
+});
+
+describe('gateway ingress relayed over TLS', () => {
+  let dir: string;
+  let ca: Buffer;
+  let node: RunningServer;
+  let cp: RunningServer;
+  let server: RunningServer;
+  let gateway: Gateway;
+  let relays: RelaySet;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ocg-relay-tls-'));
+    const tls = await ensureLocalTls({ dir, dnsNames: ['localhost', '*.nodes.example.test'], ips: ['127.0.0.1'] });
+    ca = readFileSync(tls.caCertFile);
+    node = await listen(nodeIngress(), { host: '127.0.0.1', port: 0 });
+    cp = await listen(controlPlane(new Map([[JOB, { job: JOB, status: 'RUNNING', node: NODE }]]), new Map([[NODE, node.url]])), { host: '127.0.0.1', port: 0 });
+    redis = new Redis((await testRedis()).url);
+    const made = gatewayOf(cp.url, redis, { cacheMs: 60_000 });
+    const { logger, ingress } = made;
+    gateway = made.gateway;
+    server = await listen(gateway.handle, { host: '127.0.0.1', port: 0, tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } });
+    relays = relayIngress(server.server, { ingress, logger, timeoutMs: 5000, secure: true });
+  });
+
+  afterAll(async () => {
+    await Promise.all([relays?.close(1000), server?.close(), cp?.close(), node?.close()]);
+    gateway?.close();
+    redis?.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('relays a job host on a kept-alive TLS connection, and hands an API host on another to the HTTP server', async () => {
+    const host = `${JOB.toLowerCase()}.nodes.example.test`;
+    const pool = new Pool(`https://127.0.0.1:${server.port}`, { connections: 1, connect: { ca, servername: host } });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const res = await pool.request({ path: `/n${i}`, method: 'GET', headers: { host, 'x-forwarded-for': '6.6.6.6' } });
+        const body = JSON.parse(await res.body.text());
+        expect([res.statusCode, body.host, body.url, body.forwardedFor]).toEqual([200, host, `/n${i}`, '127.0.0.1']);
+        expect(res.headers['x-request-id']).toBeTruthy();
+        expect(String(res.headers.traceparent)).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/);
+      }
+      expect(relays.size).toBe(1);
+    } finally {
+      await pool.close();
+    }
+    const api = new Pool(`https://127.0.0.1:${server.port}`, { connections: 1, connect: { ca, servername: 'localhost' } });
+    try {
+      const res = await api.request({ path: '/healthz', method: 'GET', headers: { host: 'localhost' } });
+      expect([res.statusCode, await res.body.text()]).toEqual([200, '{"status":"ok"}']);
+    } finally {
+      await api.close();
+    }
   });
 });

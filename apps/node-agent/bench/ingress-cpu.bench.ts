@@ -6,9 +6,10 @@
  * keep-alive GETs over `BENCH_CONNECTIONS` (16) loopback connections, after
  * 2,000 of warm-up. Proxies measured, interleaved for `BENCH_ROUNDS` (3)
  * rounds (every round printed, lowest first):
- *   ingress  `createIngress` behind `listen`, as the agent serves it (a job
- *            host routed by the real host rules and the executor's lookup,
- *            per-job metrics counted)
+ *   relay    `createIngress` behind `listen` with its connections relayed, as
+ *            the agent serves it (ADR 0084: a job host routed by the real host
+ *            rules and the executor's lookup, per-job metrics counted)
+ *   ingress  the same through the HTTP server (`INGRESS_RELAY=false`)
  *   forward  a bare node:http server calling `forward` (no host rules, metrics or `listen`)
  *   undici   a bare node:http server dispatching over an undici Agent
  *   http     a bare node:http server piping over node's keep-alive agent
@@ -28,13 +29,13 @@ import { Agent, Pool } from 'undici';
 import pino from 'pino';
 import { forward, listen, Metrics, upstreamAgent } from '@ocg/http';
 import { Executor } from '../src/executor/executor';
-import { createIngress } from '../src/ingress/server';
+import { createIngress, type Ingress } from '../src/ingress/server';
 import { NodeMetrics } from '../src/node-metrics';
 import { runBench } from '@ocg/testing';
 
 const BODY = 'Hello from a fast origin\n';
 const JOB = '7xkq3b9w2mfh8c1dzr5tn4vpyl6gs0ej';
-const ALL = ['ingress', 'forward', 'undici', 'http'] as const;
+const ALL = ['relay', 'ingress', 'forward', 'undici', 'http'] as const;
 type Variant = (typeof ALL)[number] | 'baseline';
 /** Another checkout (e.g. `git worktree add /tmp/base main`): its ingress is measured too, as `baseline`. */
 const baselineRoot = process.env.BENCH_BASELINE_ROOT;
@@ -46,11 +47,19 @@ const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 
 /** The proxy under test, in the child: listens on a free port and answers `cpu` messages with its CPU time so far. */
 async function serve(variant: Variant, originPort: number): Promise<void> {
-  const handler =
-    variant === 'baseline' ? baselineHandler(originPort) : { ingress: ingressHandler, forward: forwardHandler, undici: undiciHandler, http: httpHandler }[variant](originPort);
+  const ingress = variant === 'relay' ? nodeIngress(originPort) : undefined;
+  const handler = ingress
+    ? ingress.handle
+    : variant === 'baseline'
+      ? baselineHandler(originPort)
+      : { ingress: (port: number) => nodeIngress(port).handle, forward: forwardHandler, undici: undiciHandler, http: httpHandler }[
+          variant as Exclude<Variant, 'relay' | 'baseline'>
+        ](originPort);
   const serveWith = variant === 'baseline' ? (require(resolve(baselineRoot!, 'libs/http/src/server')) as { listen: typeof listen }).listen : listen;
-  const server =
-    variant === 'ingress' || variant === 'baseline' ? (await serveWith(handler, { host: '127.0.0.1', port: 0 })).server : http.createServer(handler).listen(0, '127.0.0.1');
+  const server = ['ingress', 'baseline', 'relay'].includes(variant)
+    ? (await serveWith(handler, { host: '127.0.0.1', port: 0 })).server
+    : http.createServer(handler).listen(0, '127.0.0.1');
+  ingress?.relay(server);
   if (!server.listening) await new Promise((done) => server.once('listening', done));
   const profiler = new Session();
   process.on('message', (m) => {
@@ -71,7 +80,7 @@ async function serve(variant: Variant, originPort: number): Promise<void> {
   process.send!({ port: (server.address() as AddressInfo).port });
 }
 
-function ingressHandler(originPort: number, modules = { createIngress, Executor }): http.RequestListener {
+function nodeIngress(originPort: number, modules = { createIngress, Executor }): Ingress {
   const metrics = new NodeMetrics(new Metrics('node-agent'), () => ({ jobs: 1, containers: {} }));
   // The executor's own lookup over one running job of one op, ready and healthy (what a job's container looks like to it).
   const op = {
@@ -86,16 +95,16 @@ function ingressHandler(originPort: number, modules = { createIngress, Executor 
     metrics,
     ingressTarget: (job: string, rest: string[]) => modules.Executor.prototype.ingressTarget.call(state as unknown as Executor, job, rest),
   } as unknown as Executor;
-  return modules.createIngress({ executor, logger: pino({ level: 'warn' }), trustForwardedHost: false }).handle;
+  return modules.createIngress({ executor, logger: pino({ level: 'warn' }), trustForwardedHost: false });
 }
 
 /** The ingress, its executor lookup and `listen` of the baseline checkout (with this checkout's libraries otherwise). */
 function baselineHandler(originPort: number): http.RequestListener {
   const from = (path: string) => require(resolve(baselineRoot!, path)) as Record<string, unknown>;
-  return ingressHandler(originPort, {
+  return nodeIngress(originPort, {
     createIngress: from('apps/node-agent/src/ingress/server').createIngress as typeof createIngress,
     Executor: from('apps/node-agent/src/executor/executor').Executor as typeof Executor,
-  });
+  }).handle;
 }
 
 function forwardHandler(originPort: number): http.RequestListener {

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
-import { listen, metricsOf, serveMetrics, type RunningServer, type Tracing } from '@ocg/http';
+import { listen, metricsOf, serveMetrics, type RelaySet, type RunningServer, type Tracing } from '@ocg/http';
 import { buildNodeApi } from './api/app';
 import { containerMemoryBytes, type ResolvedConfig } from './config';
 import { assertEngine, createDocker, type Docker } from './docker/client';
@@ -39,7 +39,7 @@ export class NodeAgent {
     readonly adopted: string[],
     /** The resources kept warm; undefined when the node has no resource cache. */
     readonly warm: WarmSet | undefined,
-    private readonly parts: { source: JobSource; proxy: Ingress; metrics?: RunningServer },
+    private readonly parts: { source: JobSource; proxy: Ingress; relays?: RelaySet; metrics?: RunningServer },
   ) {}
 
   static async start(config: ResolvedConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
@@ -110,6 +110,7 @@ export class NodeAgent {
     const api = await listen(app, { host: config.HOST, port: config.API_PORT });
     const ingress = await listen(proxy.handle, { host: config.HOST, port: config.INGRESS_PORT });
     ingress.server.on('upgrade', proxy.upgrade);
+    const relays = config.INGRESS_RELAY ? proxy.relay(ingress.server) : undefined;
     const metricsServer = await serveMetrics(metrics, config, logger);
     parts.onListening?.({ api: api.url, ingress: ingress.url });
     try {
@@ -117,12 +118,12 @@ export class NodeAgent {
     } catch (err) {
       // A source that cannot start (e.g. registration refused) must not leave the ports open.
       proxy.close();
-      await Promise.all([api.close(), ingress.close(), metricsServer?.close()]);
+      await Promise.all([relays?.close(0), api.close(), ingress.close(), metricsServer?.close()]);
       await executor.close();
       throw err;
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
-    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, metrics: metricsServer });
+    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, relays, metrics: metricsServer });
   }
 
   /**
@@ -139,7 +140,7 @@ export class NodeAgent {
   async close(): Promise<void> {
     await this.parts.source.close();
     this.parts.proxy.close();
-    await Promise.all([this.api.close(), this.ingress.close(), this.parts.metrics?.close()]);
+    await Promise.all([this.parts.relays?.close(10_000), this.api.close(), this.ingress.close(), this.parts.metrics?.close()]);
     await this.executor.close();
   }
 }

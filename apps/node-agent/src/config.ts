@@ -109,6 +109,8 @@ const schema = z
     AUTH_MAX_AGE_SECONDS: count(300),
     /** Route by X-Forwarded-Host instead of Host (only behind a proxy that sets it). */
     INGRESS_TRUST_FORWARDED_HOST: flag('false'),
+    /** Relay connections to a ready endpoint's container as bytes (ADR 0084); off: every request through the HTTP server. */
+    INGRESS_RELAY: flag('true'),
     /** On SIGTERM, stop every job and remove what it made (for development nodes) instead of leaving them for the next agent. */
     STOP_JOBS_ON_EXIT: flag('false'),
     /** The gateway. Set: the agent registers, heartbeats, claims jobs of MARKET and reports to it. Unset: local only (`--run`). */

@@ -39,11 +39,11 @@ export const env = {
   url: () => z.url(),
   logLevel: () => z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   seconds: (fallback: number) => z.coerce.number().positive().default(fallback),
-  /** `true`/`1` or `false`/`0` (unset: false). */
-  flag: () =>
+  /** `true`/`1` or `false`/`0` (unset: false, or `fallback`). */
+  flag: (fallback = false) =>
     z
       .enum(['true', 'false', '1', '0', ''])
-      .default('false')
+      .default(fallback ? 'true' : 'false')
       .transform((v) => v === 'true' || v === '1'),
   /** A comma-separated list of CIDR ranges (unset: none), refused at start when one does not parse. */
   cidrs: () =>

@@ -36,7 +36,7 @@ export interface Forwarded {
 }
 
 /** Client-sent claims about earlier hops, dropped when the edge states its own (`ForwardTarget.forwarded`). */
-const FORWARDING_CLAIMS = new Set(['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip']);
+export const FORWARDING_CLAIMS = new Set(['forwarded', 'x-forwarded-for', 'x-forwarded-host', 'x-forwarded-proto', 'x-forwarded-port', 'x-real-ip']);
 
 /**
  * The request's headers as a flat name/value list. Besides the hop-by-hop ones,

@@ -16,7 +16,7 @@ export {
   type CallContext,
   type Hop,
 } from './call-context';
-export { parseTraceparent, parseTracestate, formatTraceparent, newTraceparent, type TraceParent } from './trace-context';
+export { parseTraceparent, parseTracestate, formatTraceparent, newTraceparent, traceIdOf, type TraceParent } from './trace-context';
 export { createTracing, tracingConfigShape, NO_TRACING, type Tracing, type TraceSpan, type TracingOptions, type TracingSettings } from './tracing';
 export { ServiceClient, INTERNAL_TOKEN_HEADER, NODE_ADDRESS_HEADER, type HttpMethod, type ServiceClientOptions, type ServiceRequest, type ServiceResponse } from './service-client';
 export { errorFromResponse, type ErrorAnswer } from './service-errors';
@@ -51,7 +51,19 @@ export * from './lifecycle';
 export * from './service-app';
 export { Metrics, listenMetrics, routeOf, UNMATCHED_ROUTE, type Sample } from './metrics';
 export { contractValidation, type ContractValidationOptions } from './contract-validation';
-export { forward, upstreamAgent, upstreamPool, INTERNAL_HEADER_PREFIX, type ForwardTarget, type Forwarded, type UpstreamOptions } from './forward';
+export {
+  forward,
+  upstreamAgent,
+  upstreamPool,
+  INTERNAL_HEADER_PREFIX,
+  FORWARDING_CLAIMS,
+  tlsServername,
+  type ForwardTarget,
+  type Forwarded,
+  type UpstreamOptions,
+} from './forward';
+export { relayConnections, rewriteHead, type RelayRoute, type RelayOptions, type RelaySet } from './relay/relay';
+export { valueOf, listOf, type Head } from './relay/framing';
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
 export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';

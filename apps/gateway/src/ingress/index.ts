@@ -1,25 +1,37 @@
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
-import { rootCertificates } from 'node:tls';
-import { BlockList } from 'node:net';
+import tls, { rootCertificates } from 'node:tls';
+import net, { BlockList, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import {
   createAddressPolicy,
   createWsProxy,
+  FORWARDING_CLAIMS,
   forward,
   guardedLookup,
   guardUpgradeSocket,
   INTERNAL_HEADER_PREFIX,
+  formatTraceparent,
+  isSaneRequestId,
+  newTraceparent,
+  parseTraceparent,
+  parseTracestate,
   refuseUpgrade,
+  rewriteHead,
+  tlsServername,
   upstreamAgent,
+  valueOf,
   traceForwarded,
   urlRefusal,
   type AddressPolicy,
   type Forwarded,
+  type Head,
+  type RelayRoute,
 } from '@ocg/http';
-import { forwardedOf } from '../forwarded';
+import { forwardedFrom, forwardedOf } from '../forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
 import { parseIngressHost, type IngressHost } from './host';
@@ -48,8 +60,28 @@ export interface Ingress {
   matches(host: string | undefined): boolean;
   handle(req: http.IncomingMessage, res: http.ServerResponse, requestId: string): void;
   upgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * A job host's request on a connection the gateway relays (ADR 0084): a
+   * route to the node's ingress when the job's route is known; undefined for
+   * anything else (node hosts, pages, unknown hosts), which the HTTP server
+   * serves as before.
+   */
+  relayRoute(head: Head, client: Socket): RelayRoute<RelayedExchange> | undefined | Promise<RelayRoute<RelayedExchange> | undefined>;
   close(): void;
 }
+
+/** What the gateway keeps of a relayed request until its answer ends: the answer's headers, the request's metrics and log line. */
+export interface RelayedExchange {
+  requestId: string;
+  traceparent: string;
+  method: string;
+  path: string;
+  started: bigint;
+}
+
+/** Dropped from a relayed request: internal credentials, the client's claims about hops, and what the gateway sets itself. */
+const dropFromRequest = (name: string): boolean =>
+  name.startsWith(INTERNAL_HEADER_PREFIX) || FORWARDING_CLAIMS.has(name) || name === 'x-request-id' || name === 'traceparent' || name === 'tracestate';
 
 type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
 
@@ -141,8 +173,49 @@ export function createIngress(opts: IngressOptions): Ingress {
     });
   };
 
+  /** A relay route to a job's node ingress; undefined: the HTTP server serves the request. */
+  const relayTo = (r: Resolved, client: Socket): RelayRoute<RelayedExchange> | undefined => {
+    const { target, url } = r;
+    if (target.kind !== 'job' || !url) return undefined;
+    const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    return {
+      key: url.href,
+      connect: () => (url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup })),
+      forward: (head, raw) => {
+        const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => valueOf(head, name), trusted);
+        const sent = valueOf(head, 'x-request-id');
+        const requestId = isSaneRequestId(sent) ? sent : randomUUID();
+        const parent = parseTraceparent(valueOf(head, 'traceparent'));
+        const traceparent = parent ? formatTraceparent(parent) : newTraceparent();
+        const tracestate = parent ? parseTracestate(valueOf(head, 'tracestate')) : undefined;
+        const extra =
+          `x-forwarded-for: ${forwarded.for}\r\nx-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
+          `x-request-id: ${requestId}\r\ntraceparent: ${traceparent}\r\n${tracestate ? `tracestate: ${tracestate}\r\n` : ''}`;
+        const q = head.target.indexOf('?');
+        return {
+          bytes: rewriteHead(head, raw, dropFromRequest, extra),
+          exchange: { requestId, traceparent, method: head.method, path: q === -1 ? head.target : head.target.slice(0, q), started: process.hrtime.bigint() },
+        };
+      },
+    };
+  };
   return {
     matches: (host) => parse(host) !== undefined,
+    relayRoute(head, socket) {
+      const host = valueOf(head, 'host');
+      const parsed = parse(host);
+      if (!parsed) return undefined;
+      const hit = known(host);
+      if (hit) return relayTo(hit, socket);
+      // Looked up as for any request (a host the gateway does not know counts against the client's limit); a refusal or a
+      // failure is left to the HTTP server, which answers it with its page.
+      const client = forwardedFrom(socket.remoteAddress, 'encrypted' in socket, (name) => valueOf(head, name), trusted).for;
+      return resolve(host, client).then(
+        (r) => relayTo(r, socket),
+        () => undefined,
+      );
+    },
     handle(req, res, requestId) {
       const forwarded = forwardedOf(req, trusted);
       const hit = known(req.headers.host);

@@ -1,9 +1,23 @@
 import type http from 'node:http';
+import net, { type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor/executor';
 import { parseHost } from './host-rules';
-import { createWsProxy, forward, guardUpgradeSocket, refuseUpgrade, upstreamAgent } from '@ocg/http';
+import {
+  createWsProxy,
+  forward,
+  guardUpgradeSocket,
+  INTERNAL_HEADER_PREFIX,
+  refuseUpgrade,
+  relayConnections,
+  rewriteHead,
+  upstreamAgent,
+  valueOf,
+  type Head,
+  type RelayRoute,
+  type RelaySet,
+} from '@ocg/http';
 import { sendPage } from './pages';
 
 export interface IngressOptions {
@@ -18,8 +32,20 @@ export interface IngressOptions {
 export interface Ingress {
   handle: http.RequestListener;
   upgrade: (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
+  /** Relays the server's connections to containers as bytes (ADR 0084); what is not a ready endpoint goes to `handle`. */
+  relay(server: http.Server): RelaySet;
   close(): void;
 }
+
+/** What the node keeps of a relayed request until its answer ends. */
+interface Exchange {
+  job: string;
+  requestId: string | undefined;
+}
+
+/** Dropped from a relayed request as `forward` drops them: internal credentials. */
+const dropFromRequest = (name: string): boolean => name.startsWith(INTERNAL_HEADER_PREFIX);
+const dropFromAnswer = (name: string): boolean => name === 'x-request-id';
 
 /**
  * Streams requests to containers (no buffering either way) over keep-alive
@@ -67,7 +93,42 @@ export function createIngress(opts: IngressOptions): Ingress {
     return opts.executor.ingressTarget(host.job, host.rest);
   };
 
+  /** A ready endpoint's container, as a relay route; undefined: `handle` serves the request (node API, pages). */
+  const relayRoute = (head: Head, client: Socket): RelayRoute<Exchange> | undefined => {
+    const forwardedHost = valueOf(head, 'x-forwarded-host');
+    const host = parseHost(opts.trustForwardedHost && forwardedHost !== undefined ? forwardedHost.split(',')[0] : valueOf(head, 'host'), opts.nodeAddress);
+    if (host.kind !== 'job') return undefined;
+    const target = opts.executor.ingressTarget(host.job, host.rest);
+    if (target.kind !== 'proxy') return undefined;
+    return {
+      key: `${target.host}:${target.port}`,
+      connect: () => net.connect(target.port, target.host),
+      forward: (h, raw) => {
+        // As `forward` does for a hop behind the edge: the caller's address appended, the edge's host and scheme kept.
+        const prior = valueOf(h, 'x-forwarded-for');
+        const remote = client.remoteAddress ?? '';
+        let extra = '';
+        if (valueOf(h, 'x-forwarded-host') === undefined) extra += `x-forwarded-host: ${valueOf(h, 'host') ?? ''}\r\n`;
+        if (valueOf(h, 'x-forwarded-proto') === undefined) extra += 'x-forwarded-proto: http\r\n';
+        const drop = (name: string) => dropFromRequest(name) || name === 'x-forwarded-for';
+        const bytes = rewriteHead(h, raw, drop, `x-forwarded-for: ${prior ? `${prior}, ${remote}` : remote}\r\n${extra}`);
+        return { bytes, exchange: { job: target.job, requestId: valueOf(h, 'x-request-id') } };
+      },
+    };
+  };
+
   return {
+    relay: (server) =>
+      relayConnections<Exchange>(server, false, {
+        route: relayRoute,
+        answer: (head, raw, x) => (x.requestId ? rewriteHead(head, raw, dropFromAnswer, `x-request-id: ${x.requestId}\r\n`) : raw),
+        done: (x, status) => {
+          if (status > 0) opts.executor.metrics?.proxied(x.job, status);
+        },
+        idleMs: server.keepAliveTimeout,
+        headMs: server.headersTimeout,
+        timeoutMs: 0,
+      }),
     handle: (req, res) => {
       const target = resolve(req);
       if (target.kind === 'node-api') return target.app(req, res);

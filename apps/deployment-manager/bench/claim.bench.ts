@@ -7,6 +7,8 @@
  *   posts    one INSERT of a job row (target: posting a job p50 under 10 ms)
  *
  *   nx run deployment-manager:bench   (tsx tools/testenv/run.ts --no-docker -- tsx apps/deployment-manager/bench/claim.bench.ts)
+ * BENCH_STATEMENTS=1: pg_stat_statements per operation; BENCH_WAITS=1: what the service's
+ * Postgres connections did while claiming; BENCH_PROFILE_DIR=<dir>: V8 profiles of the services.
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';

@@ -7,10 +7,13 @@
  *   posts    one INSERT of a job row (target: posting a job p50 under 10 ms)
  *
  *   nx run deployment-manager:bench   (tsx tools/testenv/run.ts --no-docker -- tsx apps/deployment-manager/bench/claim.bench.ts)
+ * BENCH_STATEMENTS=1: pg_stat_statements per operation; BENCH_WAITS=1: what the service's
+ * Postgres connections did while claiming; BENCH_PROFILE_DIR=<dir>: V8 profiles of the services.
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { Pool } from 'undici';
@@ -55,9 +58,14 @@ async function pool(count: number, parallel: number, call: (i: number) => Promis
  * one connection (undici's pool, like the baseline's one pg connection per client): the client's own
  * transport then costs a fraction of what fetch does, and leaves the shared cores to the service.
  */
-async function claimAll(dmUrl: string, market: string, nodes: ReturnType<typeof createSigner>[]): Promise<{ perSecond: number; claimed: number }> {
+async function claimAll(
+  dmUrl: string,
+  market: string,
+  nodes: ReturnType<typeof createSigner>[],
+): Promise<{ perSecond: number; claimed: number; seconds: number; times: number[] }> {
   const pool = new Pool(dmUrl, { connections: nodes.length, pipelining: 1 });
   let claimed = 0;
+  const times: number[] = [];
   const started = process.hrtime.bigint();
   try {
     await Promise.all(
@@ -65,8 +73,10 @@ async function claimAll(dmUrl: string, market: string, nodes: ReturnType<typeof 
         for (;;) {
           const body = { market };
           const headers = { 'content-type': 'application/json', ...signNodeRequest(signer, { method: 'POST', path: '/node-jobs/claim', body }) };
+          const sent = process.hrtime.bigint();
           const res = await pool.request({ path: '/node-jobs/claim', method: 'POST', headers, body: JSON.stringify(body) });
           const answer = (await res.body.json()) as { assignment?: unknown };
+          times.push(Number(process.hrtime.bigint() - sent) / 1e6);
           if (res.statusCode !== 200) throw new Error(`POST /node-jobs/claim: ${res.statusCode} ${JSON.stringify(answer)}`);
           if (!answer.assignment) return;
           claimed++;
@@ -77,11 +87,11 @@ async function claimAll(dmUrl: string, market: string, nodes: ReturnType<typeof 
     await pool.close();
   }
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-  return { perSecond: claimed / seconds, claimed };
+  return { perSecond: claimed / seconds, claimed, seconds, times: times.sort((a, b) => a - b) };
 }
 
-/** The baseline: the same claim on a bare table, 50 pg clients looping until it is empty. */
-async function bareClaims(url: string): Promise<number> {
+/** The baseline: the same claim on a bare table, 50 pg clients looping until it is empty; `cpu` is read around the loop alone. */
+async function bareClaims(url: string, cpu: () => number): Promise<{ perSecond: number; seconds: number; cpuSeconds: number }> {
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(`CREATE TABLE bare_jobs (seq bigserial PRIMARY KEY, market text NOT NULL, status text NOT NULL, node text, started_at timestamptz)`);
@@ -95,6 +105,7 @@ async function bareClaims(url: string): Promise<number> {
     }),
   );
   let claimed = 0;
+  const cpuBefore = cpu();
   const started = process.hrtime.bigint();
   await Promise.all(
     clients.map(async (c, i) => {
@@ -109,10 +120,11 @@ async function bareClaims(url: string): Promise<number> {
       }
     }),
   );
-  const perSecond = claimed / (Number(process.hrtime.bigint() - started) / 1e9);
+  const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpuSeconds = cpu() - cpuBefore;
   await Promise.all(clients.map((c) => c.end()));
   await admin.end();
-  return perSecond;
+  return { perSecond: claimed / seconds, seconds, cpuSeconds };
 }
 
 /** The baseline of a post: one INSERT of a job-sized row. */
@@ -125,6 +137,41 @@ async function bareInserts(url: string): Promise<number[]> {
     times.push(await timed(() => c.query(`INSERT INTO bare_posts (address, definition) VALUES ($1, $2)`, [randomBytes(32).toString('hex'), JSON.stringify(definition)])));
   await c.end();
   return times.sort((a, b) => a - b);
+}
+
+/**
+ * Samples what the service's Postgres connections are doing (pg_stat_activity, every few ms) until stopped:
+ * the share of samples per state and wait event, e.g. "active 41%, idle 52%, Lock:advisory 3%".
+ */
+function sampleWaits(url: string, applicationName: string): () => Promise<string> {
+  const c = new pg.Client({ connectionString: url });
+  const counts = new Map<string, number>();
+  let total = 0;
+  let running = true;
+  const loop = (async () => {
+    await c.connect();
+    while (running) {
+      const { rows } = await c.query(
+        `SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`,
+        [applicationName],
+      );
+      for (const r of rows) {
+        const key = r.wait_event ? `${r.state}:${r.wait_event_type}:${r.wait_event}` : r.state;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+        total++;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    await c.end();
+    return [...counts]
+      .sort((a, b) => b[1] - a[1])
+      .map(([key, n]) => `${key} ${((n / total) * 100).toFixed(0)}%`)
+      .join(', ');
+  };
 }
 
 /** Redis commands served so far, by name (INFO commandstats; a script's own commands count too). */
@@ -280,6 +327,8 @@ async function main(): Promise<void> {
       ),
     );
     const dmPid = stack.processes.get('deployment-manager')?.child.pid;
+    const hmBefore = cpuSecondsOf(pidOf('host-manager')) ?? NaN;
+    const stopWaits = process.env.BENCH_WAITS ? sampleWaits(database.url, 'deployment_manager') : undefined;
     const cpuBefore = cpuSecondsOf(dmPid);
     const clientBefore = process.cpuUsage();
     const pgBefore = postgresCpu(postmaster);
@@ -289,14 +338,17 @@ async function main(): Promise<void> {
     // V8's profiles time samples on the same monotonic clock: the window picks the claim phase out of deployment-manager's profile.
     if (process.env.BENCH_PROFILE_DIR) console.log(`profiles: deployment-manager is pid ${dmPid}; claim phase ${claimFrom}-${process.hrtime.bigint() / 1000n} µs (monotonic)`);
     const pgUsed = postgresCpu(postmaster) - pgBefore;
+    const hmUsed = (cpuSecondsOf(pidOf('host-manager')) ?? NaN) - hmBefore;
+    const waits = await stopWaits?.();
     const redisPerClaim = perOperation(redisClaimBefore, await redisCalls(redis.url), service.claimed);
     const cpuUsed = (cpuSecondsOf(dmPid) ?? NaN) - (cpuBefore ?? NaN);
     const client = process.cpuUsage(clientBefore);
     const clientUsed = (client.user + client.system) / 1e6;
     if (statementsOn) await statements(database.url, 'per claim', service.claimed);
-    const pgBareBefore = postgresCpu(postmaster);
-    const bareClaim = await bareClaims(database.url);
-    const pgBareUsed = postgresCpu(postmaster) - pgBareBefore;
+    const clientBareBefore = process.cpuUsage();
+    const bare = await bareClaims(database.url, () => postgresCpu(postmaster));
+    const clientBare = process.cpuUsage(clientBareBefore);
+    const bareClaim = bare.perSecond;
     const bareInsert = await bareInserts(database.url);
 
     const [p50, p99, b50, b99] = [percentile(postTimes, 50), percentile(postTimes, 99), percentile(bareInsert, 50), percentile(bareInsert, 99)];
@@ -306,8 +358,16 @@ async function main(): Promise<void> {
     console.log(`  deployment-manager CPU: ${(service.claimed / cpuUsed).toFixed(0)} claims per core-second`);
     const ms = (seconds: number, n: number) => `${((seconds / n) * 1e3).toFixed(2)} ms`;
     console.log(
-      `  CPU per claim: deployment-manager ${ms(cpuUsed, service.claimed)}, Postgres ${ms(pgUsed, service.claimed)}, the 50 signing clients (this process) ${ms(clientUsed, service.claimed)}; Postgres per bare claim ${ms(pgBareUsed, JOBS)}`,
+      `  CPU per claim: deployment-manager ${ms(cpuUsed, service.claimed)}, Postgres ${ms(pgUsed, service.claimed)}, the 50 signing clients (this process) ${ms(clientUsed, service.claimed)}, host-manager ${ms(hmUsed, service.claimed)}; Postgres per bare claim ${ms(bare.cpuSeconds, JOBS)}`,
     );
+    // Cores busy while claiming: far under the machine's cores means the claims wait rather than work.
+    const cores = (seconds: number, wall: number) => (seconds / wall).toFixed(2);
+    console.log(
+      `  cores busy while claiming: deployment-manager ${cores(cpuUsed, service.seconds)}, Postgres ${cores(pgUsed, service.seconds)}, clients ${cores(clientUsed, service.seconds)}, host-manager ${cores(hmUsed, service.seconds)} (bare loop: Postgres ${cores(bare.cpuSeconds, bare.seconds)}, clients ${cores((clientBare.user + clientBare.system) / 1e6, bare.seconds)}); load average ${loadavg()[0].toFixed(2)}`,
+    );
+    const [c50, c99] = [percentile(service.times, 50), percentile(service.times, 99)];
+    console.log(`  a claim's round trip (${NODES} in flight): p50 ${c50.toFixed(1)} ms, p99 ${c99.toFixed(1)} ms`);
+    if (waits) console.log(`  deployment-manager's Postgres connections while claiming (pg_stat_activity samples): ${waits}`);
     console.log(`  Redis commands per claim: ${redisPerClaim}`);
     console.log(`  ratio service / baseline: ${ratioLine(service.perSecond, bareClaim, 0.4)}`);
     console.log(`posting a job (${POSTS} sequential posts: validate, resolve market, hold credits, store, queue):`);

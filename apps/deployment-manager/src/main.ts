@@ -21,7 +21,8 @@ runService({
       migrations,
       log: (level, msg) => logger[level]({ component: 'db' }, msg),
     });
-    const redis = createRedis(config.REDIS_URL, { name: 'deployment-manager', onError: (err) => logger.warn({ err: err.message }, 'redis') });
+    // Concurrent claims and posts each send a command or two: batched per turn of the event loop (ADR 0082).
+    const redis = createRedis(config.REDIS_URL, { name: 'deployment-manager', autoPipelining: true, onError: (err) => logger.warn({ err: err.message }, 'redis') });
     const keys = remoteKeyValidator({ clientManagerUrl: config.CLIENT_MANAGER_URL, redis, cacheTtlMs: config.API_KEY_CACHE_TTL_MS, internalToken: config.INTERNAL_TOKEN });
     const deps = { logger, db, redis, keys, settings: config, tracing, metrics };
     const services = composeServices(deps);

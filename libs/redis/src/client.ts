@@ -10,6 +10,14 @@ export interface CreateRedisOptions {
   commandTimeoutMs?: number;
   /** Give up a connection attempt after this long (a server that does not accept). Default 2000 ms. */
   connectTimeoutMs?: number;
+  /**
+   * Commands issued in one turn of the event loop go out in one write, their
+   * answers come back in one read (ioredis `enableAutoPipelining`): under
+   * concurrent requests, far fewer socket writes for the process and for
+   * Redis. Each command still gets its own answer, error and timeout. Off for
+   * duplicates (subscribers).
+   */
+  autoPipelining?: boolean;
 }
 
 const MAX_BACKOFF_MS = 2000;
@@ -36,6 +44,7 @@ export function createRedis(url: string, opts: CreateRedisOptions = {}): Redis {
     retryStrategy: (attempt) => Math.min(100 * 2 ** (attempt - 1), MAX_BACKOFF_MS),
     connectTimeout: opts.connectTimeoutMs ?? 2000,
     commandTimeout: opts.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+    enableAutoPipelining: opts.autoPipelining ?? false,
   };
   const redis = new Redis(url, options);
   // ioredis reads this option at every command: from the first connection on, no queueing while disconnected.
@@ -43,7 +52,7 @@ export function createRedis(url: string, opts: CreateRedisOptions = {}): Redis {
     redis.options.enableOfflineQueue = false;
   });
   const duplicate = redis.duplicate.bind(redis);
-  redis.duplicate = (override) => duplicate({ enableOfflineQueue: true, commandTimeout: undefined, ...override });
+  redis.duplicate = (override) => duplicate({ enableOfflineQueue: true, commandTimeout: undefined, enableAutoPipelining: false, ...override });
   // Without a listener ioredis reports errors itself; with it, they never throw.
   redis.on('error', opts.onError ?? throttledStderr(opts.name ?? 'redis'));
   return redis;

@@ -98,3 +98,36 @@ it('connects only on first use when lazyConnect is set', async () => {
   await r.ping();
   expect(r.status).toBe('ready');
 });
+
+describe('autoPipelining', () => {
+  /** Socket writes of the client while `issue` runs its commands (all issued in one turn of the event loop). */
+  async function writesFor(r: Redis, issue: () => Promise<unknown>[]): Promise<{ writes: number; results: PromiseSettledResult<unknown>[] }> {
+    await r.ping();
+    const stream = (r as unknown as { stream: Socket }).stream;
+    const write = stream.write.bind(stream);
+    let writes = 0;
+    stream.write = ((...args: Parameters<Socket['write']>) => {
+      writes++;
+      return write(...args);
+    }) as Socket['write'];
+    try {
+      const results = await Promise.allSettled(issue());
+      return { writes, results };
+    } finally {
+      stream.write = write;
+    }
+  }
+
+  it('sends the commands of one turn in one write, each with its own answer or error; a duplicate (a subscriber) sends each at once', async () => {
+    const { url } = await testRedis();
+    const key = `pipelined:${process.pid}:${Date.now()}`;
+    const commands = (r: Redis) => () => [r.set(key, 'text'), r.get(key), r.incr(key), r.exists(key), r.del(key)];
+    const pipelined = open(url, { autoPipelining: true });
+    const { writes, results } = await writesFor(pipelined, commands(pipelined));
+    expect(writes).toBe(1);
+    expect(results.map((x) => (x.status === 'fulfilled' ? x.value : 'error'))).toEqual(['OK', 'text', 'error', 1, 1]);
+    const duplicate = pipelined.duplicate();
+    clients.push(duplicate);
+    expect((await writesFor(duplicate, commands(duplicate))).writes).toBe(5);
+  });
+});

@@ -13,11 +13,14 @@ export interface NodeStanding {
 /**
  * Markets from host-manager (`GET /internal/markets/{market}`), by address or
  * name, kept briefly: a job takes the price at post time, so a price change
- * reaches new jobs within the TTL.
+ * reaches new jobs within the TTL. Requests that miss the cache together
+ * share one look-up (50 nodes claiming when the market's entry has just
+ * expired ask host-manager once, not 50 times).
  */
 export class MarketsClient {
   private readonly cache: LRUCache<string, MarketRecord>;
   private readonly nodeMarkets: LRUCache<string, NodeStanding>;
+  private readonly pending = new Map<string, Promise<unknown>>();
 
   constructor(
     private readonly service: ServiceClient,
@@ -34,6 +37,10 @@ export class MarketsClient {
     const key = `node:${node}`;
     const hit = this.nodeMarkets.get(key);
     if (hit) return hit;
+    return this.shared(key, () => this.lookUpStanding(key, node));
+  }
+
+  private async lookUpStanding(key: string, node: string): Promise<NodeStanding | undefined> {
     const record = await this.node(node);
     if (!record) return undefined;
     // Records from a host-manager older than node control carry neither: active, the default capacity.
@@ -46,6 +53,7 @@ export class MarketsClient {
   /** host-manager changed the node (disabled, removed): the next claim asks again. */
   forgetNode(node: string): void {
     this.nodeMarkets.delete(`node:${node}`);
+    this.pending.delete(`node:${node}`); // a look-up already running may predate the change: later claims ask again
   }
 
   /** host-manager's record of a node, uncached (status and lastSeenAt are live); undefined when it is not registered. */
@@ -60,6 +68,21 @@ export class MarketsClient {
     const key = cacheKey(ref);
     const hit = this.cache.get(key);
     if (hit) return hit;
+    return this.shared(key, () => this.lookUpMarket(key, ref));
+  }
+
+  /** One look-up of `key` at a time: callers that come while it runs get its answer (or its error). */
+  private shared<T>(key: string, lookUp: () => Promise<T>): Promise<T> {
+    const running = this.pending.get(key) as Promise<T> | undefined;
+    if (running) return running;
+    const started: Promise<T> = lookUp().finally(() => {
+      if (this.pending.get(key) === started) this.pending.delete(key);
+    });
+    this.pending.set(key, started);
+    return started;
+  }
+
+  private async lookUpMarket(key: string, ref: string): Promise<MarketRecord> {
     const res = await this.service.request<MarketRecord>({ method: 'GET', path: `/internal/markets/${encodeURIComponent(ref)}` });
     if (res.status === 404) throw new NotFoundError(`No market with the address or name "${ref}"`);
     if (res.status !== 200) throw this.service.unavailable(`status ${res.status} resolving market "${ref}"`);

@@ -53,7 +53,8 @@ export async function startDeploymentManager(
   const logger = createLogger({ service: 'deployment-manager', level, destination: logs.stream });
   const log = (lvl: 'debug' | 'info' | 'warn' | 'error', msg: string) => logger[lvl]({ component: 'db' }, msg);
   const db = await createDataSource({ url: m.databaseUrl, schema: 'deployment_manager', entities, migrations, log, logging: level === 'trace' });
-  const redis = opts.redisUrl ? createRedis(opts.redisUrl, { onError: () => undefined }) : new Redis(m.redisUrl);
+  // Commands pipelined per turn of the event loop, as main.ts has them (ADR 0082).
+  const redis = opts.redisUrl ? createRedis(opts.redisUrl, { autoPipelining: true, onError: () => undefined }) : new Redis(m.redisUrl, { enableAutoPipelining: true });
   const keys: RemoteKeyValidator = remoteKeyValidator({ clientManagerUrl: m.clientManagerUrl, redis, internalToken: INTERNAL_TOKEN });
   await keys.ready();
   const settings = { ...loadConfig(deploymentManagerEnv(m)), ...overrides };

@@ -11,13 +11,12 @@
  *   (GC_REQUESTS, GC_ROUNDS, GC_CONNECTIONS; GC_TARGET=direct: straight to client-manager;
  *   GC_HEAP=1: sampling heap profiles of what outlived a young collection, in GC_DIR)
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { generateApiKey } from '@ocg/auth';
-import { cpuSecondsOf, ensureLocalTls, freePorts, launchServices, runBench, testDatabase, testRedis, trustLocalCa } from '@ocg/testing';
+import { cpuSecondsOf, runBench } from '@ocg/testing';
+import { startHttpsStack } from './https-stack';
 
 const requests = Number(process.env.GC_REQUESTS ?? 20000);
 const rounds = Number(process.env.GC_ROUNDS ?? 3);
@@ -45,35 +44,12 @@ const per10k = (p: Pauses | undefined, n: number): string =>
   p ? `${((p.n * 1e4) / n).toFixed(1)} (${((p.ms * 1e4) / n).toFixed(0)} ms, longest ${p.max.toFixed(1)} ms)` : '0';
 
 async function main(): Promise<void> {
-  const db = await testDatabase();
-  const redis = await testRedis();
-  const ports = await freePorts(SERVICES);
-  const adminKey = generateApiKey();
   const dir = process.env.GC_DIR ? resolve(process.env.GC_DIR) : mkdtempSync(join(tmpdir(), 'ocg-gc-'));
-  const tlsDir = mkdtempSync(join(tmpdir(), 'ocg-bench-tls-'));
-  const tls = await ensureLocalTls({ dir: tlsDir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
-  trustLocalCa(tls.caCertFile);
   const probe = { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${resolve(__dirname, 'gc-probe.mts')}`.trim(), PROBE_DIR: dir, PROBE_HEAP: process.env.GC_HEAP ?? '' };
-  const stack = await launchServices({
-    databaseUrl: db.url,
-    redisUrl: redis.url,
-    ports,
-    only: SERVICES,
-    https: ['gateway'],
-    logLevel: 'warn',
-    onLine: () => undefined,
-    env: { MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN: randomBytes(24).toString('hex'), ...probe },
-    serviceEnv: { gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } },
-  });
+  const { stack, direct: cmUrl, gateway, apiKey, stop } = await startHttpsStack(probe);
   try {
-    const created = await fetch(`${stack.urls['client-manager']}/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', name: 'Bench' }),
-    });
-    if (created.status !== 200) throw new Error(`POST /users answered ${created.status}`);
-    const body = JSON.stringify({ apiKey: ((await created.json()) as { apiKey: { key: string } }).apiKey.key });
-    const url = `${direct ? stack.urls['client-manager'] : stack.urls.gateway}/auth/validate-api-key`;
+    const body = JSON.stringify({ apiKey });
+    const url = `${direct ? cmUrl : gateway}/auth/validate-api-key`;
     const run = (amount: number) => autocannon({ url, amount, connections, method: 'POST', body, headers: { 'content-type': 'application/json' } });
     await run(10000); // JIT, the key's memory, keep-alive sockets
     const pids = Object.fromEntries(SERVICES.map((name) => [name, stack.processes.get(name)?.child.pid ?? 0]));
@@ -98,8 +74,7 @@ async function main(): Promise<void> {
     }
     if (process.env.GC_HEAP) console.log(`  heap profiles in ${dir}`);
   } finally {
-    await stack.stop();
-    rmSync(tlsDir, { recursive: true, force: true });
+    await stop();
     if (!process.env.GC_DIR) rmSync(dir, { recursive: true, force: true });
   }
 }

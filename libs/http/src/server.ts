@@ -67,11 +67,10 @@ interface InFlightEntry {
 
 /**
  * The responses in flight, as a list whose removed entries keep no link to
- * the others. A `Set` with an entry added and deleted per request leaves each
- * table it outgrows pointing at its successor and at the responses it held;
- * once one such table lives in the old generation, every later table and
- * response survives the young-generation collections until a full one (ADR
- * 0083).
+ * the others. With a `Set` (an entry added and deleted per request) the
+ * gateway's requests outlived its young-generation collections under load
+ * until a full one (ADR 0083: likely the tables a `Set` leaves behind when it
+ * rebuilds, which keep pointing at their successor and their entries).
  */
 class InFlight {
   first: InFlightEntry | undefined;

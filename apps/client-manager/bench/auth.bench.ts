@@ -15,34 +15,14 @@
  *   nx run client-manager:bench   (BENCH_SECONDS, BENCH_CONNECTIONS, BENCH_ROUNDS, BENCH_SIGN_ROUNDS, BENCH_PROFILE_DIR)
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createSigner, generateApiKey, generateWallet, signForExternal } from '@ocg/auth';
-import {
-  ensureLocalTls,
-  freePorts,
-  interleaved,
-  launchServices,
-  load,
-  perCore,
-  perCoreLine,
-  profileEnv,
-  ratioLine,
-  startBareServer,
-  testDatabase,
-  testRedis,
-  trustLocalCa,
-  verdict,
-  type Load,
-  runBench,
-} from '@ocg/testing';
+import { createSigner, generateWallet, signForExternal } from '@ocg/auth';
+import { interleaved, load, perCore, perCoreLine, profileEnv, ratioLine, startBareServer, verdict, type Load, runBench } from '@ocg/testing';
+import { startHttpsStack } from './https-stack';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 5);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const signRounds = Number(process.env.BENCH_SIGN_ROUNDS ?? 200);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
-const SERVICES = ['client-manager', 'gateway'];
 
 const get = (url: string): Promise<Load> => load(url, { connections, seconds });
 const validate = (base: string, apiKey: string): Promise<Load> => load(`${base}/auth/validate-api-key`, { connections, seconds, method: 'POST', body: JSON.stringify({ apiKey }) });
@@ -76,35 +56,9 @@ function inProcessSigning(messages: string[]): number {
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function main(): Promise<void> {
-  const db = await testDatabase();
-  const redis = await testRedis();
-  const ports = await freePorts(SERVICES);
-  const adminKey = generateApiKey();
-  const tlsDir = mkdtempSync(join(tmpdir(), 'ocg-bench-tls-'));
-  const tls = await ensureLocalTls({ dir: tlsDir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
-  trustLocalCa(tls.caCertFile);
-  const stack = await launchServices({
-    databaseUrl: db.url,
-    redisUrl: redis.url,
-    ports,
-    only: SERVICES,
-    https: ['gateway'],
-    logLevel: 'warn',
-    onLine: () => undefined,
-    env: { MASTER_KEY: randomBytes(32).toString('hex'), ADMIN_API_KEY: adminKey, INTERNAL_TOKEN: randomBytes(24).toString('hex'), ...profileEnv() },
-    serviceEnv: { gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile } },
-  });
+  const { stack, direct, gateway, apiKey, stop } = await startHttpsStack(profileEnv());
   let bare: Awaited<ReturnType<typeof startBareServer>> | undefined;
   try {
-    const direct = stack.urls['client-manager'];
-    const gateway = stack.urls.gateway;
-    const created = await fetch(`${direct}/users`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ email: 'bench@example.com', name: 'Bench' }),
-    });
-    if (created.status !== 200) throw new Error(`POST /users answered ${created.status}: ${await created.text()}`);
-    const apiKey = ((await created.json()) as { apiKey: { key: string } }).apiKey.key;
     const bareServer = await startBareServer(await (await fetch(`${direct}/auth/scopes`)).text());
     bare = bareServer;
 
@@ -147,9 +101,7 @@ async function main(): Promise<void> {
     );
   } finally {
     await bare?.stop();
-    await stack.stop();
-    await db.drop();
-    rmSync(tlsDir, { recursive: true, force: true });
+    await stop();
   }
 }
 

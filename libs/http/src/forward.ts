@@ -27,6 +27,15 @@ export interface ForwardTarget {
    * beforehand, without node's merge of the answer's headers into `res`'s.
    */
   traceparent?: string;
+  /**
+   * A body of a declared length up to this many bytes is read whole before
+   * the request is sent, and sent as one buffer (default 0: every body is
+   * streamed as it arrives). Streaming a body costs undici's stream writer
+   * and listeners on the caller's request and the upstream socket; on the
+   * gateway's API path those kept each request's headers and answer alive
+   * past young-generation collections (ADR 0083).
+   */
+  wholeBodyLimit?: number;
 }
 
 export interface Forwarded {
@@ -148,15 +157,54 @@ export function forward(
   onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
 ): void {
   const exchange = new Exchange(res, requestId, timeoutMs, target.traceparent, onFailure);
-  res.on('close', exchange.callerLeft);
+  const limit = target.wholeBodyLimit ?? 0;
+  const declared = limit > 0 && req.headers['transfer-encoding'] === undefined ? Number(req.headers['content-length'] ?? 0) : 0;
+  if (declared > 0 && declared <= limit) new WholeBody(req, target, exchange);
+  else send(req, target, exchange, hasBody(req) ? req : null);
+}
+
+/**
+ * A small body read whole, then the request sent with it. A caller that
+ * leaves before its body is in gets nothing sent (its answer has nowhere to
+ * go); node's own limits on a request's time apply meanwhile.
+ */
+class WholeBody {
+  private readonly chunks: Buffer[] = [];
+
+  constructor(
+    private readonly req: http.IncomingMessage,
+    private readonly target: ForwardTarget,
+    private readonly exchange: Exchange,
+  ) {
+    req.on('data', this.onData.bind(this));
+    req.on('end', this.onEnd.bind(this));
+    // A caller gone mid-body: the request emits 'error' and closes; nothing is sent.
+    req.on('error', ignore);
+  }
+
+  private onData(chunk: Buffer): void {
+    this.chunks.push(chunk);
+  }
+
+  private onEnd(): void {
+    if (this.exchange.res.destroyed) return;
+    send(this.req, this.target, this.exchange, this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks));
+  }
+}
+
+const ignore = (): undefined => undefined;
+
+/** Sends the request upstream with `body`, the answer to `exchange`. */
+function send(req: http.IncomingMessage, target: ForwardTarget, exchange: Exchange, body: Buffer | http.IncomingMessage | null): void {
+  exchange.res.on('close', exchange.callerLeft);
   // `servername` is undici's (its Request takes it) though its types leave it out.
   const options: Dispatcher.DispatchOptions & { servername: string } = {
     origin: target.url.origin,
     path: req.url ?? '/',
     method: req.method ?? 'GET',
-    headers: forwardHeaders(req, requestId, target),
-    body: hasBody(req) ? req : null,
-    headersTimeout: timeoutMs,
+    headers: forwardHeaders(req, exchange.requestId, target),
+    body,
+    headersTimeout: exchange.timeoutMs,
     bodyTimeout: 0,
     // One name per target, whatever the Host: undici opens a new TLS connection when a request's name differs.
     servername: target.url.hostname,
@@ -179,9 +227,9 @@ class Exchange implements Dispatcher.DispatchHandler {
   private paused = false;
 
   constructor(
-    private readonly res: http.ServerResponse,
-    private readonly requestId: string,
-    private readonly timeoutMs: number,
+    readonly res: http.ServerResponse,
+    readonly requestId: string,
+    readonly timeoutMs: number,
     private readonly traceparent: string | undefined,
     private readonly onFailure: (err: NodeJS.ErrnoException, timedOut: boolean) => void,
   ) {}

@@ -34,13 +34,13 @@ function urlFor(host: string, port: number, secure: boolean): string {
  */
 function shutdown(server: http.Server, timeoutMs: number): () => Promise<void> {
   let closing: Promise<void> | undefined;
-  const inFlight = new Set<http.ServerResponse>();
+  const inFlight = new InFlight();
   server.on('request', (_req: http.IncomingMessage, res: http.ServerResponse) => {
-    inFlight.add(res);
+    const entry = inFlight.add(res);
     // Requests on an already-open keep-alive socket are still served, but told to hang up.
     if (closing) res.setHeader('Connection', 'close');
     res.on('close', () => {
-      inFlight.delete(res);
+      inFlight.remove(entry);
       if (closing) setImmediate(() => server.closeIdleConnections());
     });
   });
@@ -53,10 +53,42 @@ function shutdown(server: http.Server, timeoutMs: number): () => Promise<void> {
       });
       server.closeIdleConnections();
       // Busy sockets: their answer says the connection ends, so clients do not reuse it.
-      for (const res of inFlight) if (!res.headersSent) res.setHeader('Connection', 'close');
+      for (let entry = inFlight.first; entry; entry = entry.next) if (!entry.res.headersSent) entry.res.setHeader('Connection', 'close');
     });
     return closing;
   };
+}
+
+interface InFlightEntry {
+  res: http.ServerResponse;
+  prev: InFlightEntry | undefined;
+  next: InFlightEntry | undefined;
+}
+
+/**
+ * The responses in flight, as a list whose removed entries keep no link to
+ * the others. With a `Set` (an entry added and deleted per request) the
+ * gateway's requests outlived its young-generation collections under load
+ * until a full one (ADR 0083: likely the tables a `Set` leaves behind when it
+ * rebuilds, which keep pointing at their successor and their entries).
+ */
+class InFlight {
+  first: InFlightEntry | undefined;
+
+  add(res: http.ServerResponse): InFlightEntry {
+    const entry: InFlightEntry = { res, prev: undefined, next: this.first };
+    if (this.first) this.first.prev = entry;
+    this.first = entry;
+    return entry;
+  }
+
+  remove(entry: InFlightEntry): void {
+    if (entry.prev) entry.prev.next = entry.next;
+    else if (this.first === entry) this.first = entry.next;
+    if (entry.next) entry.next.prev = entry.prev;
+    entry.prev = undefined;
+    entry.next = undefined;
+  }
 }
 
 type MessageClasses = Pick<http.ServerOptions, 'IncomingMessage' | 'ServerResponse'>;

@@ -101,6 +101,25 @@ describe('forward', () => {
     }
   });
 
+  it('sends nothing upstream for a caller that leaves before its small body is in (wholeBodyLimit)', async () => {
+    const whole = await listen((req, res) => forward(req, res, { url: target, dispatcher, wholeBodyLimit: 1024 }, 'rid-4', 5000, () => res.writeHead(503).end()), {
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const req = http.request(`${whole.url}/half-body`, { method: 'POST', headers: { 'content-length': '10' } });
+      req.on('error', () => undefined);
+      req.write('hello');
+      await delay(200);
+      req.destroy();
+      await delay(100);
+      expect(upstreamOpened).not.toContain('/half-body');
+      expect(failures).toEqual([]);
+    } finally {
+      await whole.close();
+    }
+  });
+
   it('reports an upstream that cannot be reached', async () => {
     const closed = await listen((_req, res) => void res.end(), { host: '127.0.0.1', port: 0 });
     target = new URL(closed.url);
@@ -154,6 +173,39 @@ describe('forward to an upstream that answers', () => {
     const res = await fetch(`${proxy.url}/hints`, { method: 'POST', body: 'x' });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ expect: null, body: 'x' });
+  });
+
+  it('sends a body within wholeBodyLimit in one piece, with its length, however the caller sent it', async () => {
+    const counting = await listen(
+      (req, res) => {
+        const chunks: string[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+        req.on('end', () => res.end(JSON.stringify({ length: req.headers['content-length'], chunks })));
+      },
+      { host: '127.0.0.1', port: 0 },
+    );
+    const target = new URL(counting.url);
+    const whole = await listen((req, res) => forward(req, res, { url: target, dispatcher, wholeBodyLimit: 1024 }, 'rid-5', 5000, () => res.writeHead(503).end()), {
+      host: '127.0.0.1',
+      port: 0,
+    });
+    try {
+      const answer = await new Promise<string>((resolve, reject) => {
+        const req = http.request(`${whole.url}/pieces`, { method: 'POST', headers: { 'content-length': '10' } });
+        req.on('response', (res) => {
+          let text = '';
+          res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+          res.on('end', () => resolve(text));
+        });
+        req.on('error', reject);
+        req.write('hello');
+        setTimeout(() => req.end('world'), 100);
+      });
+      expect(JSON.parse(answer)).toEqual({ length: '10', chunks: ['helloworld'] });
+    } finally {
+      await whole.close();
+      await counting.close();
+    }
   });
 
   it("answers with the edge's traceparent given in the target, the upstream's dropped, and sets it before a failure is answered", async () => {

@@ -70,6 +70,30 @@ describe('listen', () => {
     agent.destroy();
   });
 
+  it('tells every request still in flight at close to hang up, whichever ended before', async () => {
+    const releases = new Map<string, () => void>();
+    const server = await listen((req, res) => void releases.set(req.url ?? '', () => res.end(req.url)), { host: '127.0.0.1', port: 0 });
+    const agent = new http.Agent({ keepAlive: true });
+    const paths = ['/a', '/b', '/c', '/d'];
+    const pending = paths.map((path) => get(`${server.url}${path}`, agent));
+    while (releases.size < paths.length) await new Promise((r) => setTimeout(r, 10));
+    releases.get('/b')?.();
+    releases.get('/d')?.();
+    expect(await Promise.all([pending[1], pending[3]])).toEqual([
+      { status: 200, body: '/b', connection: 'keep-alive' },
+      { status: 200, body: '/d', connection: 'keep-alive' },
+    ]);
+    const closed = server.close();
+    releases.get('/a')?.();
+    releases.get('/c')?.();
+    expect(await Promise.all([pending[0], pending[2]])).toEqual([
+      { status: 200, body: '/a', connection: 'close' },
+      { status: 200, body: '/c', connection: 'close' },
+    ]);
+    await closed;
+    agent.destroy();
+  });
+
   it('destroys requests still running after the shutdown timeout', async () => {
     const server = await listen(() => undefined, { host: '127.0.0.1', port: 0, shutdownTimeoutMs: 100 });
     const agent = new http.Agent({ keepAlive: true });

@@ -40,8 +40,7 @@ async function probed(dir: string, pid: number): Promise<Probed> {
   return JSON.parse(readFileSync(file, 'utf8')) as Probed;
 }
 
-const per10k = (p: Pauses | undefined, n: number): string =>
-  p ? `${((p.n * 1e4) / n).toFixed(1)} (${((p.ms * 1e4) / n).toFixed(0)} ms, longest ${p.max.toFixed(1)} ms)` : '0';
+const per10k = (p: Pauses | undefined, n: number): string => (p ? `${((p.n * 1e4) / n).toFixed(1)} (${((p.ms * 1e4) / n).toFixed(0)} ms, longest ${p.max.toFixed(1)} ms)` : '0');
 
 async function main(): Promise<void> {
   const dir = process.env.GC_DIR ? resolve(process.env.GC_DIR) : mkdtempSync(join(tmpdir(), 'ocg-gc-'));
@@ -55,7 +54,9 @@ async function main(): Promise<void> {
     const pids = Object.fromEntries(SERVICES.map((name) => [name, stack.processes.get(name)?.child.pid ?? 0]));
     console.log(`gc: validate-api-key ${direct ? 'direct to client-manager' : 'through the HTTPS gateway'}, ${connections} connections, ${requests} requests a round`);
     for (let round = 1; round <= rounds; round++) {
-      const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+      const load = loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ');
       for (const pid of Object.values(pids)) {
         rmSync(join(dir, `${pid}.json`), { force: true });
         process.kill(pid, 'SIGUSR2');
@@ -66,7 +67,9 @@ async function main(): Promise<void> {
       for (const pid of Object.values(pids)) process.kill(pid, 'SIGUSR2');
       const n = result['2xx'];
       if (result.non2xx || result.errors) throw new Error(`${result.non2xx} non-2xx answers, ${result.errors} errors`);
-      console.log(`  round ${round} (load ${load}): ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`);
+      console.log(
+        `  round ${round} (load ${load}): ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms`,
+      );
       for (const [i, [name, pid]] of Object.entries(pids).entries()) {
         const p = await probed(dir, pid);
         console.log(`    ${name.padEnd(15)} ${((used[i] * 1e6) / n).toFixed(1)} µs a request; per 10,000: young ${per10k(p.gc.minor, n)}, full ${per10k(p.gc.major, n)}`);

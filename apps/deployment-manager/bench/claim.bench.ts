@@ -151,10 +151,7 @@ function sampleWaits(url: string, applicationName: string): () => Promise<string
   const loop = (async () => {
     await c.connect();
     while (running) {
-      const { rows } = await c.query(
-        `SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`,
-        [applicationName],
-      );
+      const { rows } = await c.query(`SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()`, [applicationName]);
       for (const r of rows) {
         const key = r.wait_event ? `${r.state}:${r.wait_event_type}:${r.wait_event}` : r.state;
         counts.set(key, (counts.get(key) ?? 0) + 1);

@@ -233,14 +233,16 @@ export class Framer {
           while (this.request && at + 1 < buf.length && buf[at] === 13 && buf[at + 1] === 10) at += 2;
           if (at >= buf.length) return;
           const end = buf.indexOf(HEAD_END, at);
+          // A head that is refused stays here, whole, for `takeHeld` (the caller may hand it to another reader).
+          this.pending = buf.subarray(at);
           if (end === -1) {
             if (buf.length - at > MAX_HEAD_BYTES) throw new FramingError('head too large', 431);
-            this.pending = buf.subarray(at);
             return;
           }
           if (end - at > MAX_HEAD_BYTES) throw new FramingError('head too large', 431);
           const raw = buf.subarray(at, end + 4);
           const answer = this.hooks.head(parseHead(buf.toString('latin1', at, end), this.request), raw);
+          this.pending = undefined;
           if (!answer) {
             this.state = 'held';
             this.pending = buf.subarray(at);

@@ -273,12 +273,20 @@ class Relay<T> {
     if (bytes.length > 0 && !this.client.write(bytes)) this.upstream?.pause();
   }
 
-  /** A request the relay will not pass on: answered when nothing is under way, the connection closed either way. */
+  /**
+   * A request the relay will not pass on. Between messages, with nothing
+   * under way, it goes to the HTTP server with the bytes of the refused head
+   * (which answers it in the service's error shape, or serves it through
+   * `forward` if its own parser reads it); within a body, or with answers
+   * still to come, the connection is cut.
+   */
   private refuse(err: Error): void {
-    const status = err instanceof FramingError ? err.status : 400;
-    if (this.pending.length === 0 && !this.gone) {
-      const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : status === 501 ? 'Not Implemented' : 'Bad Request';
-      this.client.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`);
+    if (this.pending.length === 0 && !this.requests.inMessage && err instanceof FramingError && err.status !== 408) {
+      this.decided = null;
+      return this.handOver();
+    }
+    if (this.pending.length === 0 && !this.gone && err instanceof FramingError && err.status === 408) {
+      this.client.write('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
       return this.end();
     }
     this.destroy();
@@ -288,6 +296,7 @@ class Relay<T> {
     if (this.gone) return;
     this.gone = true;
     this.set.delete(this as Relay<unknown>);
+    this.dropUpstream();
     const { client } = this;
     client.off('data', this.onClientData);
     client.off('end', this.onClientEnd);

@@ -1,35 +1,20 @@
 /** A job event's append: one script, whose text goes to the server once and then only its hash (ADR 0080). */
 import { once } from 'node:events';
-import { Redis } from 'ioredis';
-import { createRedis, redisKeys } from '@ocg/redis';
-import { startEphemeralRedis, type EphemeralServer } from '@ocg/testing';
+import { redisKeys } from '@ocg/redis';
+import { ownRedis } from './support/own-redis';
 import { JobEventLog, START } from '../src/jobs/job-event-log';
 
 describe('JobEventLog.append', () => {
-  let server: EphemeralServer;
-  let redis: Redis;
-  let admin: Redis;
+  // A server of its own: the command counts are this test's alone, and SCRIPT FLUSH touches no other test.
+  const own = ownRedis();
   const settings = { retained: 10, keepSeconds: 60, idleSeconds: 600 };
 
-  beforeAll(async () => {
-    // A server of its own: the command counts are this test's alone, and SCRIPT FLUSH touches no other test.
-    server = await startEphemeralRedis();
-    redis = createRedis(server.url);
-    admin = new Redis(server.url);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    admin?.disconnect();
-    await server?.dispose();
-  });
-
   /** Calls of a command so far (INFO commandstats). */
-  const calls = async (command: string): Promise<number> => Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(await admin.info('commandstats'))?.[1] ?? 0);
+  const calls = async (command: string): Promise<number> => Number(new RegExp(`^cmdstat_${command}:calls=(\\d+)`, 'm').exec(await own.admin.info('commandstats'))?.[1] ?? 0);
 
   it('sends the script once, then its hash; after the server lost it, its text again; every event and message recorded', async () => {
-    const log = new JobEventLog(redis, settings);
-    const subscriber = admin.duplicate();
+    const log = new JobEventLog(own.redis, settings);
+    const subscriber = own.admin.duplicate();
     await subscriber.subscribe('also', redisKeys.jobEvents('j1'));
     const messages: string[] = [];
     subscriber.on('message', (channel: string, message: string) => messages.push(`${channel} ${message}`));
@@ -37,10 +22,10 @@ describe('JobEventLog.append', () => {
     await log.append('j1', 'job', { status: 'QUEUED' }, false, [{ channel: 'also', message: 'woken' }]);
     await log.append('j1', 'op', { id: 'a' });
     // Another log on the same connection uses the same command.
-    await new JobEventLog(redis, settings).append('j1', 'log', { op: 'a', lines: [] });
+    await new JobEventLog(own.redis, settings).append('j1', 'log', { op: 'a', lines: [] });
     expect([await calls('eval'), await calls('evalsha')]).toEqual([1, 2]);
 
-    await admin.script('FLUSH');
+    await own.admin.script('FLUSH');
     await log.append('j1', 'job', { status: 'RUNNING' }, true);
     expect(await calls('eval')).toBe(2);
 
@@ -51,7 +36,7 @@ describe('JobEventLog.append', () => {
       ['log', { op: 'a', lines: [] }],
       ['job', { status: 'RUNNING' }],
     ]);
-    expect(await admin.ttl(redisKeys.jobEventLog('j1'))).toBeLessThanOrEqual(settings.keepSeconds);
+    expect(await own.admin.ttl(redisKeys.jobEventLog('j1'))).toBeLessThanOrEqual(settings.keepSeconds);
     while (messages.length < 5) await once(subscriber, 'message');
     expect(messages).toEqual(['also woken', ...['job', 'op', 'log', 'job'].map((type) => `${redisKeys.jobEvents('j1')} ${JSON.stringify({ job: 'j1', type })}`)]);
     subscriber.disconnect();

@@ -1,33 +1,17 @@
 /** Long-polling claimers' wake-ups: one pattern subscription per process, none after close (a claim in flight at shutdown made one that nothing closed). */
-import { Redis } from 'ioredis';
 import pino from 'pino';
-import { createRedis } from '@ocg/redis';
-import { startEphemeralRedis, type EphemeralServer } from '@ocg/testing';
+import { ownRedis } from './support/own-redis';
 import { MarketWaker } from '../src/jobs/market-waker';
 
 describe('MarketWaker', () => {
-  let server: EphemeralServer;
-  let redis: Redis;
-  let admin: Redis;
+  // A server of its own: the pattern subscriptions counted are this test's alone.
+  const own = ownRedis();
 
-  beforeAll(async () => {
-    // A server of its own: the pattern subscriptions counted are this test's alone.
-    server = await startEphemeralRedis();
-    redis = createRedis(server.url);
-    admin = new Redis(server.url);
-  });
-
-  afterAll(async () => {
-    redis?.disconnect();
-    admin?.disconnect();
-    await server?.dispose();
-  });
-
-  const patterns = async (): Promise<number> => Number(/^pubsub_patterns:(\d+)/m.exec(await admin.info('stats'))?.[1] ?? 0);
+  const patterns = async (): Promise<number> => Number(/^pubsub_patterns:(\d+)/m.exec(await own.admin.info('stats'))?.[1] ?? 0);
 
   it('wakes a waiting market from another instance, and after close answers at once without subscribing again', async () => {
-    const waker = new MarketWaker(redis, pino({ level: 'silent' }));
-    const other = new MarketWaker(redis, pino({ level: 'silent' }));
+    const waker = new MarketWaker(own.redis, pino({ level: 'silent' }));
+    const other = new MarketWaker(own.redis, pino({ level: 'silent' }));
     const started = Date.now();
     const waiting = waker.wait('m1', 20_000);
     // The subscription is made on the first wait; a wake before it is ready is lost, so wake until it lands.

@@ -22,16 +22,21 @@ export function answerClientErrors(server: http.Server): void {
       socket.destroy();
       return;
     }
-    const requestId = randomUUID();
-    const mapped = answerFor(err.code);
-    const body = JSON.stringify(errorBody(mapped, requestId));
-    const head = [
-      `HTTP/1.1 ${mapped.status} ${mapped.status === 431 ? 'Request Header Fields Too Large' : mapped.status === 408 ? 'Request Timeout' : 'Bad Request'}`,
-      'Content-Type: application/json; charset=utf-8',
-      `Content-Length: ${Buffer.byteLength(body)}`,
-      `${REQUEST_ID_HEADER}: ${requestId}`,
-      'Connection: close',
-    ];
-    socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
+    socket.end(clientErrorReply(err.code));
   });
+}
+
+/** The whole answer (status line, headers, error body) to a request node's parser refused, by its error code; the connection closes after it. */
+export function clientErrorReply(code: string | undefined): string {
+  const requestId = randomUUID();
+  const mapped = answerFor(code);
+  const body = JSON.stringify(errorBody(mapped, requestId));
+  const head = [
+    `HTTP/1.1 ${mapped.status} ${mapped.status === 431 ? 'Request Header Fields Too Large' : mapped.status === 408 ? 'Request Timeout' : 'Bad Request'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `${REQUEST_ID_HEADER}: ${requestId}`,
+    'Connection: close',
+  ];
+  return `${head.join('\r\n')}\r\n\r\n${body}`;
 }

@@ -220,6 +220,7 @@ describe('relayConnections', () => {
     await once(socket, 'close');
     clearInterval(trickle);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('"status":408');
   });
 
   it('streams a large answer to a slow reader and a large upload, every byte in order', async () => {

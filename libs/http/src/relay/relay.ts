@@ -1,5 +1,6 @@
 import type http from 'node:http';
 import type { Socket } from 'node:net';
+import { clientErrorReply } from '../client-error';
 import { Framer, FramingError, listOf, requestFraming, responseFraming, type Framing, type Head } from './framing';
 
 /** Where a request goes: requests whose routes share a key share the upstream connection. */
@@ -286,7 +287,8 @@ class Relay<T> {
       return this.handOver();
     }
     if (this.pending.length === 0 && !this.gone && err instanceof FramingError && err.status === 408) {
-      this.client.write('HTTP/1.1 408 Request Timeout\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      // The HTTP server's own answer to a head that took too long, error shape included.
+      this.client.write(clientErrorReply('ERR_HTTP_REQUEST_TIMEOUT'));
       return this.end();
     }
     this.destroy();

@@ -2,9 +2,10 @@
  * Stopping the local stack stops its jobs: Ctrl-C (SIGINT to every process of
  * the terminal's group, twice, as an impatient user does) drains the node
  * first, so nothing of its jobs is left in Docker, each job is STOPPED and
- * billed, and the next start brings the demo node up again.
+ * billed, and the next start brings the demo node up again. A launcher
+ * killed outright leaves none of its processes running and nothing in Docker.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
@@ -28,6 +29,30 @@ async function nodeObjects(node: string): Promise<string[]> {
   const networks = await docker.listNetworks({ filters });
   const { Volumes } = await docker.listVolumes({ filters });
   return [...containers.map((c) => `container ${c.Names[0]}`), ...networks.map((n) => `network ${n.Name}`), ...(Volumes ?? []).map((v) => `volume ${v.Name}`)];
+}
+
+/** The processes `parent` started from the checkout's apps (its services and node agent). */
+function childrenOf(parent: number): number[] {
+  return readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .map(Number)
+    .filter((pid) => {
+      try {
+        const ppid = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+        return ppid === parent && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('/apps/');
+      } catch {
+        return false; // gone meanwhile
+      }
+    });
+}
+
+/** Running: a process that exited but was not reaped (a zombie) is not. */
+function alive(pid: number): boolean {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1][0] !== 'Z';
+  } catch {
+    return false;
+  }
 }
 
 describe('stopping the local stack', () => {
@@ -64,7 +89,7 @@ describe('stopping the local stack', () => {
     return createApiClient({ baseUrl: gateway, apiKey: JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')).userKey, fetch: clientFetch });
   }
 
-  it('drains the node on Ctrl-C: nothing left in Docker, the job STOPPED and billed, and the next start brings the node up', async () => {
+  it('drains the node on Ctrl-C: nothing left in Docker, the job STOPPED and billed, the next start brings the node up, and killed outright it leaves nothing running', async () => {
     const first = startStack(env);
     stacks.push(first);
     await ready(first);
@@ -98,7 +123,11 @@ describe('stopping the local stack', () => {
     expect(ended.billedSeconds).toBe(ran);
     expect(ended.cost).toBeGreaterThan(0);
 
-    expect(await ctrlC(second)).toBe(0);
+    // Killed outright, the launcher stops nothing itself: each process it started stops itself, the agent draining its jobs.
+    const children = childrenOf(second.child.pid!);
+    expect(children.length).toBeGreaterThanOrEqual(5); // four services and the node agent
+    process.kill(second.child.pid!, 'SIGKILL');
+    await waitFor(() => children.every((pid) => !alive(pid)) || undefined, { timeoutMs: 150_000, what: `the killed stack's processes ${children.join(', ')} to exit` });
     expect(await nodeObjects(nodeId)).toEqual([]);
   }, 600_000);
 });

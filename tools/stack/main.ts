@@ -8,7 +8,10 @@
  * the control plane and removes its containers, networks and volumes), then
  * the services, then the Docker engine if the stack started it, then Redis
  * and Postgres. Its children run in their own process groups, so the
- * terminal's Ctrl-C reaches only this launcher, which owns the order.
+ * terminal's Ctrl-C reaches only this launcher, which owns the order; a
+ * closed terminal (SIGHUP) stops it the same way, and should the launcher be
+ * killed outright, each of its children stops itself, the node agent
+ * draining its jobs (startTsProcess: the end of a stdin pipe).
  *
  * The console gets a line per event (a service ready, the node online, job
  * and endpoint state changes, warnings and errors); each service's whole log
@@ -92,8 +95,8 @@ async function dependencies(): Promise<{ databaseUrl: string; redisUrl: string }
 }
 
 async function main(): Promise<void> {
-  process.on('SIGINT', () => void shutdown(0));
-  process.on('SIGTERM', () => void shutdown(0));
+  // SIGHUP: the terminal closed; stopped in order as on Ctrl-C.
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
   const { databaseUrl, redisUrl } = await dependencies();
   const { secrets, created } = loadOrCreateSecrets(join(dataDir, 'secrets.json'));
   step(`${created ? 'created' : 'using'} the master key, internal token and admin API key in ${shown(join(dataDir, 'secrets.json'))}`);

@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 
 const COLORS = [36, 35, 33, 32, 34, 31];
 const ROOT_TSCONFIG = resolve(__dirname, '../../../../tsconfig.json');
+const END_WITH_PARENT = resolve(__dirname, 'end-with-parent.ts');
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
 
 /** One pino JSON line as `name | level message {extra}`; other lines as they are. A longer extra is cut at `maxExtra` characters. */
@@ -53,12 +54,14 @@ export function startTsProcess(
   onLine: (line: string) => void = console.log,
   opts: TsProcessOptions = {},
 ): ManagedProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry], {
+  const child = spawn(process.execPath, ['--import', 'tsx', '--import', END_WITH_PARENT, entry], {
     detached: opts.detached ?? false,
     // The root tsconfig covers every app (paths, decorators) whatever the caller's working directory.
     env: { TSX_TSCONFIG_PATH: ROOT_TSCONFIG, ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    // Its standard input is a pipe only this process holds: when this process dies, the child stops itself (end-with-parent.ts).
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
+  (child.stdin as unknown as { unref(): void }).unref();
   const color = COLORS[index % COLORS.length];
   const file = opts.logFile ? openLog(opts.logFile) : undefined;
   const show = opts.show ?? (() => true);

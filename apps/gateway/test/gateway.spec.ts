@@ -1,7 +1,8 @@
 import http from 'node:http';
 import { Redis } from 'ioredis';
 import { openApiDocument } from '@ocg/api-spec';
-import { createLogger, listen, type RunningServer } from '@ocg/http';
+import { Agent } from 'undici';
+import { createLogger, listen, type RelaySet, type RunningServer } from '@ocg/http';
 import { captureLogs, freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 
@@ -37,13 +38,18 @@ const document = {
   },
 };
 
-describe('gateway routing', () => {
+// Served by the HTTP server, and relayed as bytes (ADR 0086): the same answers either way.
+describe.each([false, true])('gateway routing (relayed: %s)', (relayed) => {
   let a: RunningServer;
   let b: RunningServer;
   let gatewayServer: RunningServer;
   let gateway: Gateway;
   let redis: Redis;
   let base: string;
+  let relays: RelaySet | undefined;
+  // Relayed, a connection a request: one the HTTP server serves (a 404, a service down) keeps its connection there.
+  const fresh = new Agent({ pipelining: 0 });
+  const fetch = (url: string, init: RequestInit = {}) => globalThis.fetch(url, relayed ? ({ ...init, dispatcher: fresh } as RequestInit) : init);
   const logs = captureLogs();
 
   beforeAll(async () => {
@@ -60,9 +66,12 @@ describe('gateway routing', () => {
     });
     gatewayServer = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
     base = gatewayServer.url;
+    if (relayed) relays = gateway.relayApi(gatewayServer.server, false);
   });
 
   afterAll(async () => {
+    await fresh.close();
+    await relays?.close(1000);
     await gatewayServer.close();
     gateway.close();
     await Promise.all([a.close(), b.close()]);
@@ -147,6 +156,26 @@ describe('gateway routing', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(logs.lines().some((l: any) => l.requestId === 'log-node-ok')).toBe(false);
     expect(logs.lines().some((l: any) => l.requestId === 'log-node-404' && l.status === 404)).toBe(true);
+  });
+
+  it('logs whether the request was relayed', async () => {
+    await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'log-relayed' } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().find((l: any) => l.requestId === 'log-relayed')?.relayed).toBe(relayed ? true : undefined);
+  });
+
+  it('keeps the connection after a 504 and serves the next request on it', async () => {
+    const agent = new Agent({ connections: 1 });
+    try {
+      const stalled = await globalThis.fetch(`${base}/beta/stall`, { dispatcher: agent } as RequestInit);
+      expect(stalled.status).toBe(504);
+      expect(await (stalled.json() as Promise<any>)).toMatchObject({ code: 'UPSTREAM_TIMEOUT', requestId: stalled.headers.get('x-request-id') });
+      const next = await globalThis.fetch(`${base}/beta/7`, { dispatcher: agent, headers: { 'x-request-id': 'after-504' } } as RequestInit);
+      expect(await (next.json() as Promise<any>)).toMatchObject({ service: 'b', url: '/beta/7', requestId: 'after-504' });
+      expect(next.headers.get('x-request-id')).toBe('after-504');
+    } finally {
+      await agent.close();
+    }
   });
 
   it('reports ready while Redis answers', async () => {

@@ -40,6 +40,8 @@ export interface ApiRelayOptions {
   pages?: Pages;
   /** The server is HTTPS: connections are taken once TLS is set up. */
   secure: boolean;
+  /** A service connection idle this long is closed; default UPSTREAM_IDLE_MS. */
+  idleMs?: number;
 }
 
 /** What the gateway keeps of a relayed API request until its answer ends. */
@@ -75,6 +77,13 @@ const dropFromRequest = (name: string): boolean =>
   name === 'te' ||
   name.startsWith('proxy-');
 
+/**
+ * A service connection idle this long is closed, before the service's own
+ * keep-alive timeout (node's default, 5 s) can close it under a request on
+ * its way (undici's pool does the same from the `Keep-Alive` hint, less 1 s).
+ */
+const UPSTREAM_IDLE_MS = 4000;
+
 /** Dropped from a relayed answer: what the gateway states itself. */
 const dropFromAnswer = (name: string): boolean => name === 'x-request-id' || name === 'traceparent';
 
@@ -88,6 +97,8 @@ function joined(head: Head, name: string): string | undefined {
 /** The client connection's relayed exchanges in order, and a route per service (made once per connection). */
 class ApiConnection {
   readonly inFlight: ApiExchange[] = [];
+  /** The service connection the exchanges in flight are on (the relay switches only between answers). */
+  upstream: Socket | undefined;
   readonly routes = new Map<string, RelayRoute<ApiExchange>>();
   constructor(readonly client: Socket) {}
 }
@@ -108,6 +119,7 @@ class ApiConnection {
 export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const { logger, metrics, routes, trusted } = opts;
   const connections = new WeakMap<Socket, ApiConnection>();
+  const idleMs = opts.idleMs ?? UPSTREAM_IDLE_MS;
 
   /** The service went silent: an answer not begun is answered 504 (the connection kept), one under way is cut. */
   const stalled = (connection: ApiConnection, upstream: Socket): void => {
@@ -130,10 +142,10 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
       key: upstream.name,
       connect: () => {
         const socket = url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined }) : net.connect({ host, port });
-        if (opts.timeoutMs > 0) {
-          socket.setTimeout(opts.timeoutMs);
-          socket.on('timeout', () => stalled(connection, socket));
-        }
+        // Idle, closed; with an answer awaited or under way, timed as `forward` times it (`forward` below and `done` switch the two).
+        socket.setTimeout(idleMs);
+        socket.on('timeout', () => (connection.inFlight.length === 0 ? socket.destroy() : stalled(connection, socket)));
+        connection.upstream = socket;
         return socket;
       },
       forward: (head, raw) => {
@@ -162,7 +174,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
           stream: false,
           timedOut: false,
         };
-        connection.inFlight.push(exchange);
+        if (connection.inFlight.push(exchange) === 1) connection.upstream?.setTimeout(opts.timeoutMs);
         return { bytes: rewriteHead(head, raw, dropFromRequest, extra), exchange };
       },
     };
@@ -200,6 +212,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
       const { inFlight } = x.connection;
       const at = inFlight.indexOf(x);
       if (at !== -1) inFlight.splice(at, 1);
+      if (inFlight.length === 0) x.connection.upstream?.setTimeout(idleMs);
       if (x.timedOut) logger.warn({ requestId: x.requestId, service: x.service }, 'upstream timed out');
       if (!metrics && !logger.isLevelEnabled('info')) return;
       const ms = Number(process.hrtime.bigint() - x.started) / 1e6;
@@ -212,7 +225,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     },
     idleMs: server.keepAliveTimeout,
     headMs: server.headersTimeout,
-    // Silence is judged per exchange above (`stalled`): a 504 while an answer is awaited, as `forward` answers.
+    // Silence is judged per exchange above (`stalled`): a 504 while an answer is awaited, as `forward` answers; idleness by `idleMs`.
     timeoutMs: 0,
   });
 }

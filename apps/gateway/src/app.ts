@@ -36,6 +36,8 @@ export interface GatewayOptions {
   pageLimit?: RateLimiter;
   /** Frontend origins answered with CORS headers on the API host (CORS_ORIGINS); default none. */
   corsOrigins?: readonly string[];
+  /** Relayed API requests (ADR 0086): a service connection idle this long is closed; default 4 s, under the services' keep-alive timeout. */
+  upstreamIdleMs?: number;
   /** Where each request's duration is observed, by route template (`ingress` for job and node hosts, `page` for pages); absent: not measured. */
   metrics?: Metrics;
 }
@@ -189,7 +191,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     relayApi: (server, secure) =>
       cors
         ? undefined
-        : relayApi(server, { routes, upstreams, logger, metrics: opts.metrics, trusted, timeoutMs: opts.upstreamTimeoutMs, ingress: opts.ingress, pages: opts.pages, secure }),
+        : relayApi(server, { routes, upstreams, logger, metrics: opts.metrics, trusted, timeoutMs: opts.upstreamTimeoutMs, ingress: opts.ingress, pages: opts.pages, secure, idleMs: opts.upstreamIdleMs }),
     close: () => {
       for (const upstream of upstreams.values()) void upstream.dispatcher.destroy();
       opts.ingress?.close();

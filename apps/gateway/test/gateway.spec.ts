@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type net from 'node:net';
 import { Redis } from 'ioredis';
 import { openApiDocument } from '@ocg/api-spec';
 import { Agent } from 'undici';
@@ -63,6 +64,7 @@ describe.each([false, true])('gateway routing (relayed: %s)', (relayed) => {
       document,
       upstreams: { a: a.url, b: b.url, down: `http://127.0.0.1:${deadPort}` },
       upstreamTimeoutMs: 500,
+      upstreamIdleMs: 300,
     });
     gatewayServer = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
     base = gatewayServer.url;
@@ -174,6 +176,25 @@ describe.each([false, true])('gateway routing (relayed: %s)', (relayed) => {
       expect(await (next.json() as Promise<any>)).toMatchObject({ service: 'b', url: '/beta/7', requestId: 'after-504' });
       expect(next.headers.get('x-request-id')).toBe('after-504');
     } finally {
+      await agent.close();
+    }
+  });
+
+  (relayed ? it : it.skip)('closes an idle service connection before the service would, and opens another for the next request', async () => {
+    const opened: net.Socket[] = [];
+    const track = (socket: net.Socket) => opened.push(socket);
+    a.server.on('connection', track);
+    const agent = new Agent({ connections: 1 });
+    try {
+      expect((await globalThis.fetch(`${base}/alpha`, { dispatcher: agent } as RequestInit)).status).toBe(200);
+      expect(opened).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 600));
+      // The client's connection is still open; the service's was closed by the gateway (its own keep-alive timeout is 5 s).
+      expect(opened[0].destroyed).toBe(true);
+      expect(await ((await globalThis.fetch(`${base}/alpha?again=1`, { dispatcher: agent } as RequestInit)).json() as Promise<any>)).toMatchObject({ url: '/alpha?again=1' });
+      expect(opened).toHaveLength(2);
+    } finally {
+      a.server.off('connection', track);
       await agent.close();
     }
   });

@@ -97,6 +97,8 @@ function joined(head: Head, name: string): string | undefined {
 /** The client connection's relayed exchanges in order, and a route per service (made once per connection). */
 class ApiConnection {
   readonly inFlight: ApiExchange[] = [];
+  /** The route template of the request last routed: the head the relay forwards next (a held head is not routed again). */
+  template = '';
   /** The service connection the exchanges in flight are on (the relay switches only between answers). */
   upstream: Socket | undefined;
   readonly routes = new Map<string, RelayRoute<ApiExchange>>();
@@ -166,7 +168,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
           traceparent,
           method: head.method,
           path,
-          route: routes.match(head.method, path)?.template ?? path,
+          route: connection.template,
           service: upstream.name,
           node: head.names.includes('x-ocg-node'),
           started: process.hrtime.bigint(),
@@ -196,6 +198,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     if (!upstream) return undefined;
     let connection = connections.get(client);
     if (!connection) connections.set(client, (connection = new ApiConnection(client)));
+    connection.template = operation.template;
     let r = connection.routes.get(upstream.name);
     if (!r) connection.routes.set(upstream.name, (r = routeFor(connection, upstream)));
     return r;

@@ -1,10 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type net from 'node:net';
 import { Redis } from 'ioredis';
 import { openApiDocument } from '@ocg/api-spec';
 import { Agent } from 'undici';
 import { createLogger, listen, type RelaySet, type RunningServer } from '@ocg/http';
-import { captureLogs, freePort, testRedis } from '@ocg/testing';
+import { captureLogs, ensureLocalTls, freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 
 /** A real upstream service that says who it is and what it received. */
@@ -203,6 +206,54 @@ describe.each([false, true])('gateway routing (relayed: %s)', (relayed) => {
     const res = await fetch(`${base}/readyz`);
     expect(res.status).toBe(200);
     expect(await (res.json() as Promise<any>)).toMatchObject({ status: 'ready' });
+  });
+});
+
+describe('gateway routing relayed over TLS', () => {
+  let dir: string;
+  let service: RunningServer;
+  let server: RunningServer;
+  let gateway: Gateway;
+  let relays: RelaySet | undefined;
+  let redis: Redis;
+  let agent: Agent;
+  const logs = captureLogs();
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ocg-relay-tls-'));
+    const tls = await ensureLocalTls({ dir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    agent = new Agent({ connect: { ca: readFileSync(tls.caCertFile), servername: 'localhost' } });
+    service = await listen(echoService('a'), { host: '127.0.0.1', port: 0 });
+    redis = new Redis((await testRedis()).url);
+    gateway = createGateway({
+      logger: createLogger({ service: 'gateway', destination: logs.stream }),
+      redis,
+      document,
+      upstreams: { a: service.url, b: service.url, down: service.url },
+      upstreamTimeoutMs: 1000,
+    });
+    server = await listen(gateway.handle, { host: '127.0.0.1', port: 0, tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } });
+    relays = gateway.relayApi(server.server, true);
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await relays?.close(1000);
+    await server.close();
+    gateway.close();
+    await service.close();
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('relays API requests once TLS is set up, the request id both ways', async () => {
+    for (const id of ['tls-relayed-1', 'tls-relayed-2']) {
+      const res = await globalThis.fetch(`${server.url}/alpha`, { dispatcher: agent, headers: { 'x-request-id': id } } as RequestInit);
+      expect(res.headers.get('x-request-id')).toBe(id);
+      expect(await (res.json() as Promise<any>)).toMatchObject({ service: 'a', requestId: id });
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().filter((l: any) => l.requestId?.startsWith('tls-relayed-') && l.relayed === true)).toHaveLength(2);
   });
 });
 

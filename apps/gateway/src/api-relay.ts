@@ -23,6 +23,7 @@ import {
   type RelayRoute,
   type RelaySet,
 } from '@ocg/http';
+import { mergeVary } from './cors';
 import { forwardedFrom } from './forwarded';
 import type { Ingress } from './ingress';
 import type { Pages } from './pages';
@@ -42,6 +43,12 @@ export interface ApiRelayOptions {
   secure: boolean;
   /** A service connection idle this long is closed; default UPSTREAM_IDLE_MS. */
   idleMs?: number;
+  /**
+   * The gateway has CORS origins: a request with an `Origin` goes to the HTTP
+   * server (`cors.ts`); every relayed answer varies by `Origin` and loses the
+   * service's own CORS headers, as there.
+   */
+  cors?: boolean;
 }
 
 /** What the gateway keeps of a relayed API request until its answer ends. */
@@ -86,6 +93,8 @@ const UPSTREAM_IDLE_MS = 4000;
 
 /** Dropped from a relayed answer: what the gateway states itself. */
 const dropFromAnswer = (name: string): boolean => name === 'x-request-id' || name === 'traceparent';
+/** With CORS origins, also the service's `Vary` (merged with the gateway's) and its CORS headers (which origins may read the API is the gateway's decision). */
+const dropFromCorsAnswer = (name: string): boolean => dropFromAnswer(name) || name === 'vary' || name.startsWith('access-control-');
 
 /** A header as node's parser gives it: repeated lines joined with ", " (so a repeated request id is no sane one, as on the HTTP server). */
 function joined(head: Head, name: string): string | undefined {
@@ -114,9 +123,9 @@ class ApiConnection {
  * the gateway's `traceparent`, each request observed and logged as the
  * HTTP server's are. Whatever the gateway answers itself, or decorates
  * (pages, job and node hosts, its own paths, 404 and 405, upgrades, `Expect`),
- * and a service that cannot be connected to, go to the HTTP server, which
- * serves them as before. Not for a gateway with CORS origins (every answer
- * gets its `Vary` and CORS headers there) or a recording tracer.
+ * a request with an `Origin` when the gateway has CORS origins, and a
+ * service that cannot be connected to, go to the HTTP server, which serves
+ * them as before. Not for a recording tracer (server spans).
  */
 export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const { logger, metrics, routes, trusted } = opts;
@@ -186,7 +195,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const route = (head: Head, client: Socket): RelayRoute<ApiExchange> | undefined => {
     const host = joined(head, 'host');
     if (opts.ingress?.matches(host)) return undefined;
-    if (head.names.includes('upgrade') || head.names.includes('expect')) return undefined;
+    if (head.names.includes('upgrade') || head.names.includes('expect') || (opts.cors && head.names.includes('origin'))) return undefined;
     const q = head.target.indexOf('?');
     const path = q === -1 ? head.target : head.target.slice(0, q);
     if (opts.pages && head.method === 'GET') {
@@ -209,7 +218,9 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     answer: (head, raw, x) => {
       x.answered = true;
       x.stream = (listOf(head, 'content-type')[0] ?? '').startsWith('text/event-stream');
-      return rewriteHead(head, raw, dropFromAnswer, `traceparent: ${x.traceparent}\r\nx-request-id: ${x.requestId}\r\n`);
+      const own = `traceparent: ${x.traceparent}\r\nx-request-id: ${x.requestId}\r\n`;
+      if (!opts.cors) return rewriteHead(head, raw, dropFromAnswer, own);
+      return rewriteHead(head, raw, dropFromCorsAnswer, `vary: ${mergeVary('Origin', joined(head, 'vary') ?? '')}\r\n${own}`);
     },
     done: (x, status) => {
       const { inFlight } = x.connection;

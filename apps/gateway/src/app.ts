@@ -47,11 +47,10 @@ export interface Gateway {
   /** The server's 'upgrade' listener: WebSockets to job hosts. */
   upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
   /**
-   * Relays the server's API requests to their services as bytes (ADR 0086);
-   * undefined with CORS origins, whose headers the HTTP server adds. Made
-   * after the job ingress's relay, it sees each connection first.
+   * Relays the server's API requests to their services as bytes (ADR 0086).
+   * Made after the job ingress's relay, it sees each connection first.
    */
-  relayApi(server: http.Server, secure: boolean): RelaySet | undefined;
+  relayApi(server: http.Server, secure: boolean): RelaySet;
   close(): void;
 }
 
@@ -189,9 +188,19 @@ export function createGateway(opts: GatewayOptions): Gateway {
       else refuseUpgrade(socket, 404);
     },
     relayApi: (server, secure) =>
-      cors
-        ? undefined
-        : relayApi(server, { routes, upstreams, logger, metrics: opts.metrics, trusted, timeoutMs: opts.upstreamTimeoutMs, ingress: opts.ingress, pages: opts.pages, secure, idleMs: opts.upstreamIdleMs }),
+      relayApi(server, {
+        routes,
+        upstreams,
+        logger,
+        metrics: opts.metrics,
+        trusted,
+        timeoutMs: opts.upstreamTimeoutMs,
+        ingress: opts.ingress,
+        pages: opts.pages,
+        secure,
+        idleMs: opts.upstreamIdleMs,
+        cors: cors !== undefined,
+      }),
     close: () => {
       for (const upstream of upstreams.values()) void upstream.dispatcher.destroy();
       opts.ingress?.close();

@@ -6,7 +6,7 @@ import type net from 'node:net';
 import { Redis } from 'ioredis';
 import { openApiDocument } from '@ocg/api-spec';
 import { Agent } from 'undici';
-import { createLogger, listen, type RelaySet, type RunningServer } from '@ocg/http';
+import { createLogger, listen, Metrics, type RelaySet, type RunningServer } from '@ocg/http';
 import { captureLogs, ensureLocalTls, freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 
@@ -218,6 +218,7 @@ describe('gateway routing relayed over TLS', () => {
   let redis: Redis;
   let agent: Agent;
   const logs = captureLogs();
+  const metrics = new Metrics('gateway');
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ocg-relay-tls-'));
@@ -231,6 +232,7 @@ describe('gateway routing relayed over TLS', () => {
       document,
       upstreams: { a: service.url, b: service.url, down: service.url },
       upstreamTimeoutMs: 1000,
+      metrics,
     });
     server = await listen(gateway.handle, { host: '127.0.0.1', port: 0, tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } });
     relays = gateway.relayApi(server.server, true);
@@ -254,6 +256,13 @@ describe('gateway routing relayed over TLS', () => {
     }
     await new Promise((r) => setTimeout(r, 50));
     expect(logs.lines().filter((l: any) => l.requestId?.startsWith('tls-relayed-') && l.relayed === true)).toHaveLength(2);
+  });
+
+  it('observes relayed requests under their route template', async () => {
+    await globalThis.fetch(`${server.url}/beta/12`, { dispatcher: agent } as RequestInit);
+    const observed = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'ocg_http_request_duration_seconds');
+    const counts = (observed?.values ?? []).filter((v) => 'metricName' in v && v.metricName === 'ocg_http_request_duration_seconds_count').map((v) => [v.labels, v.value]);
+    expect(counts).toEqual(expect.arrayContaining([[{ method: 'GET', route: '/beta/{id}', status: 200 }, 1]]));
   });
 });
 

@@ -140,7 +140,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     first.timedOut = true;
     const name = first.service;
     // The relay reads the reply as the service's own answer: framed, rewritten, done; the late answer, if any, never comes.
-    upstream.emit('data', timeoutReply(first, `${name} did not answer within ${opts.timeoutMs} ms`));
+    upstream.emit('data', timeoutReply(first, `${name} did not answer within ${opts.timeoutMs} ms`, server.keepAliveTimeout));
     upstream.destroy();
   };
 
@@ -245,11 +245,11 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
 }
 
 /** The 504 `forward` answers for a service that stalls, as the service's answer would arrive (the relay adds the request id and trace context). */
-function timeoutReply(x: ApiExchange, message: string): Buffer {
+function timeoutReply(x: ApiExchange, message: string, keepAliveMs: number): Buffer {
   const body: ErrorBody = { name: 'GatewayTimeoutError', message, status: 504, code: 'UPSTREAM_TIMEOUT', requestId: x.requestId };
   const text = JSON.stringify(body);
   const head =
     `HTTP/1.1 504 Gateway Timeout\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(text)}\r\n` +
-    `date: ${new Date().toUTCString()}\r\nconnection: keep-alive\r\n\r\n`;
+    `date: ${new Date().toUTCString()}\r\nconnection: keep-alive\r\nkeep-alive: timeout=${Math.floor(keepAliveMs / 1000)}\r\n\r\n`;
   return Buffer.from(x.method === 'HEAD' ? head : head + text, 'utf8');
 }

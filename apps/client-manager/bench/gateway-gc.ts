@@ -36,8 +36,17 @@ interface Probed {
 
 async function probed(dir: string, pid: number): Promise<Probed> {
   const file = join(dir, `${pid}.json`);
-  for (let i = 0; i < 600 && !existsSync(file); i++) await new Promise((r) => setTimeout(r, 100));
-  return JSON.parse(readFileSync(file, 'utf8')) as Probed;
+  // The probe may still be writing the file: read until it parses.
+  for (let i = 0; ; i++) {
+    if (existsSync(file)) {
+      try {
+        return JSON.parse(readFileSync(file, 'utf8')) as Probed;
+      } catch (err) {
+        if (i >= 600) throw err;
+      }
+    } else if (i >= 600) throw new Error(`no probe output from ${pid}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 const per10k = (p: Pauses | undefined, n: number): string => (p ? `${((p.n * 1e4) / n).toFixed(1)} (${((p.ms * 1e4) / n).toFixed(0)} ms, longest ${p.max.toFixed(1)} ms)` : '0');

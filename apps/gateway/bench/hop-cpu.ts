@@ -1,14 +1,15 @@
 /**
  * CPU per proxied request of the gateway's API hop, in-process: the gateway's
  * handler (as `main.ts` builds it: logs at warn, no tracing, metrics on)
- * served from this process in front of a trivial upstream (its own process,
+ * served from this process (`relay`: the same with its API requests relayed
+ * as bytes, ADR 0086) in front of a trivial upstream (its own process,
  * answering every request with the same bytes and headers a service would),
  * against a bare undici proxy in the same place. The load generator is a
  * process of its own too, so this process's `process.cpuUsage()` over a run,
  * divided by the requests served, is the hop's own CPU a request, whatever
  * else the machine does. Rounds are interleaved; the lowest of each is kept.
  *
- *   tsx apps/gateway/bench/hop-cpu.ts   (HOP_SECONDS, HOP_CONNECTIONS, HOP_ROUNDS, HOP_MODES;
+ *   tsx apps/gateway/bench/hop-cpu.ts   (HOP_SECONDS, HOP_CONNECTIONS, HOP_ROUNDS, HOP_MODES: bare,gateway,relay;
  *   HOP_PROFILE=<file.cpuprofile>: a V8 CPU profile of the measured rounds alone, without startup)
  */
 import http from 'node:http';
@@ -22,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import type { Redis } from 'ioredis';
 import { Pool } from 'undici';
 import { openApiDocument } from '@ocg/api-spec';
-import { createLogger, Metrics, NO_TRACING } from '@ocg/http';
+import { createLogger, Metrics, NO_TRACING, type RelaySet } from '@ocg/http';
 import { createGateway } from '../src/app';
 import { runBench } from '@ocg/testing';
 
@@ -85,7 +86,14 @@ function bareProxy(upstream: string): { handle: http.RequestListener; close(): v
   };
 }
 
-function gatewayHandler(upstream: string): { handle: http.RequestListener; close(): void } {
+interface Proxy {
+  handle: http.RequestListener;
+  close(): void;
+  /** Called with the server once it listens (the relay takes its connections). */
+  attach?(server: http.Server): void;
+}
+
+function gatewayHandler(upstream: string, relayed = false): Proxy {
   const logger = createLogger({ service: 'gateway', level: 'warn' });
   const gateway = createGateway({
     logger,
@@ -96,7 +104,15 @@ function gatewayHandler(upstream: string): { handle: http.RequestListener; close
     upstreamTimeoutMs: 30000,
     metrics: process.env.HOP_METRICS === '0' ? undefined : new Metrics('gateway', logger),
   });
-  return { handle: gateway.handle, close: gateway.close };
+  let relays: RelaySet | undefined;
+  return {
+    handle: gateway.handle,
+    attach: relayed ? (server) => (relays = gateway.relayApi(server, false)) : undefined,
+    close: () => {
+      void relays?.close(0);
+      gateway.close();
+    },
+  };
 }
 
 async function serve(handle: http.RequestListener): Promise<{ url: string; server: http.Server }> {
@@ -122,11 +138,13 @@ async function measure(url: string, secs: number): Promise<{ us: number; request
 async function main(): Promise<void> {
   const upstream = await startUpstream();
   const modes = (process.env.HOP_MODES ?? 'bare,gateway').split(',');
-  const built = { bare: bareProxy, gateway: gatewayHandler } as Record<string, typeof bareProxy>;
+  const built: Record<string, (upstream: string) => Proxy> = { bare: bareProxy, gateway: (u) => gatewayHandler(u), relay: (u) => gatewayHandler(u, true) };
   const servers = new Map<string, { url: string; server: http.Server; close(): void }>();
   for (const mode of modes) {
     const proxy = built[mode](upstream.url);
-    servers.set(mode, { ...(await serve(proxy.handle)), close: proxy.close });
+    const served = await serve(proxy.handle);
+    proxy.attach?.(served.server);
+    servers.set(mode, { ...served, close: proxy.close });
   }
   try {
     for (const mode of modes) await measure(`${servers.get(mode)!.url}${PATH}`, 1); // warm: JIT, keep-alive sockets

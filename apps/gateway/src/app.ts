@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
 import { BlockList } from 'node:net';
-import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, UNMATCHED_ROUTE, withCallContext, type Metrics, type Tracing } from '@ocg/http';
+import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, UNMATCHED_ROUTE, withCallContext, type Metrics, type RelaySet, type Tracing } from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';
@@ -15,6 +15,7 @@ import { forwardedOf } from './forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { servePageLimited } from './page-limit';
 import { createCors } from './cors';
+import { relayApi } from './api-relay';
 
 export interface GatewayOptions {
   logger: Logger;
@@ -35,6 +36,8 @@ export interface GatewayOptions {
   pageLimit?: RateLimiter;
   /** Frontend origins answered with CORS headers on the API host (CORS_ORIGINS); default none. */
   corsOrigins?: readonly string[];
+  /** Relayed API requests (ADR 0086): a service connection idle this long is closed; default 4 s, under the services' keep-alive timeout. */
+  upstreamIdleMs?: number;
   /** Where each request's duration is observed, by route template (`ingress` for job and node hosts, `page` for pages); absent: not measured. */
   metrics?: Metrics;
 }
@@ -43,6 +46,11 @@ export interface Gateway {
   handle: http.RequestListener;
   /** The server's 'upgrade' listener: WebSockets to job hosts. */
   upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
+  /**
+   * Relays the server's API requests to their services as bytes (ADR 0086).
+   * Made after the job ingress's relay, it sees each connection first.
+   */
+  relayApi(server: http.Server, secure: boolean): RelaySet;
   close(): void;
 }
 
@@ -179,6 +187,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (opts.ingress?.matches(req.headers.host)) opts.ingress.upgrade(req, socket, head);
       else refuseUpgrade(socket, 404);
     },
+    relayApi: (server, secure) =>
+      relayApi(server, {
+        routes,
+        upstreams,
+        logger,
+        metrics: opts.metrics,
+        trusted,
+        timeoutMs: opts.upstreamTimeoutMs,
+        ingress: opts.ingress,
+        pages: opts.pages,
+        secure,
+        idleMs: opts.upstreamIdleMs,
+        cors: cors !== undefined,
+      }),
     close: () => {
       for (const upstream of upstreams.values()) void upstream.dispatcher.destroy();
       opts.ingress?.close();

@@ -47,6 +47,8 @@ const schema = z
     INGRESS_TIMEOUT_MS: z.coerce.number().int().positive().default(300000),
     /** Relay job hosts' connections to the node's ingress as bytes (ADR 0084); off: every request through the HTTP server (as with tracing on). */
     INGRESS_RELAY: env.flag(true),
+    /** Relay API requests to their services as bytes (ADR 0086); off: every API request through the HTTP server (as with tracing on). */
+    API_RELAY: env.flag(true),
     /** Frontend origins that may call the API from a browser, credentials included (comma list of exact origins; unset: no CORS headers). */
     CORS_ORIGINS: z
       .string()

@@ -104,7 +104,8 @@ function keepGatewayCorsHeaders(res: http.ServerResponse): void {
   } as typeof res.writeHead;
 }
 
-function mergeVary(ours: string, theirs: string): string {
+/** Vary lists merged, each name once (the first spelling kept), ours first. */
+export function mergeVary(ours: string, theirs: string): string {
   const names = [...ours.split(','), ...theirs.split(',')].map((s) => s.trim()).filter(Boolean);
   const seen = new Set<string>();
   return names.filter((n) => !seen.has(n.toLowerCase()) && seen.add(n.toLowerCase())).join(', ');

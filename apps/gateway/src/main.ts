@@ -89,6 +89,8 @@ runMain('gateway', async () => {
     ingress && config.INGRESS_RELAY && !tracing.recording
       ? relayIngress(servers[0].server, { ingress, logger, metrics, timeoutMs: config.INGRESS_TIMEOUT_MS, secure: Boolean(tls) })
       : undefined;
+  // API requests relayed as bytes to their services (ADR 0086); after the ingress's relay, so each connection is offered here first.
+  const apiRelays = config.API_RELAY && !tracing.recording ? gateway.relayApi(servers[0].server, Boolean(tls)) : undefined;
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
@@ -98,7 +100,7 @@ runMain('gateway', async () => {
   const metricsServer = await serveMetrics(metrics, config, logger);
   if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
-    await Promise.all([relays?.close(10_000), ...servers.map((s) => s.close())]);
+    await Promise.all([relays?.close(10_000), apiRelays?.close(10_000), ...servers.map((s) => s.close())]);
     gateway.close();
     redis.disconnect();
     subscriber.disconnect();

@@ -5,7 +5,7 @@
  */
 import http from 'node:http';
 import { Redis } from 'ioredis';
-import { createLogger, listen, Metrics, type RunningServer } from '@ocg/http';
+import { createLogger, listen, Metrics, type RelaySet, type RunningServer } from '@ocg/http';
 import { captureLogs, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { CORS_MAX_AGE_SECONDS } from '../src/cors';
@@ -56,17 +56,19 @@ const preflight = (origin: string, method = 'POST', headers = 'authorization,con
   'access-control-request-headers': headers,
 });
 
-describe('CORS on the API host', () => {
+// Served by the HTTP server, and with API requests relayed as bytes (ADR 0086; those with an Origin go to the HTTP server).
+describe.each([false, true])('CORS on the API host (relayed: %s)', (relayed) => {
   let service: RunningServer;
   let redis: Redis;
-  const gateways: Array<{ gateway: Gateway; server: RunningServer }> = [];
+  const gateways: Array<{ gateway: Gateway; server: RunningServer; relays?: RelaySet }> = [];
+  const logs = captureLogs();
   let base: string;
   let plain: string;
 
   async function start(corsOrigins?: string[], metrics?: Metrics): Promise<string> {
     const gateway = createGateway({
       metrics,
-      logger: createLogger({ service: 'gateway', destination: captureLogs().stream }),
+      logger: createLogger({ service: 'gateway', destination: logs.stream }),
       redis,
       document: { paths: { '/markets': { get: { 'x-service': 'svc' }, post: { 'x-service': 'svc' } } } },
       upstreams: { svc: service.url },
@@ -75,7 +77,7 @@ describe('CORS on the API host', () => {
       corsOrigins,
     });
     const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
-    gateways.push({ gateway, server });
+    gateways.push({ gateway, server, relays: relayed ? gateway.relayApi(server.server, false) : undefined });
     return server.url;
   }
 
@@ -87,7 +89,8 @@ describe('CORS on the API host', () => {
   });
 
   afterAll(async () => {
-    for (const { gateway, server } of gateways) {
+    for (const { gateway, server, relays } of gateways) {
+      await relays?.close(1000);
       await server.close();
       gateway.close();
     }
@@ -159,6 +162,23 @@ describe('CORS on the API host', () => {
     expect(res.status).toBe(200);
     expect(res.headers.vary).toBe('Origin');
     expect(res.headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  it("marks an API answer without an Origin as varying by it too, without the service's CORS headers, relayed or not", async () => {
+    const res = await new Promise<Answer>((resolve, reject) => {
+      // A connection of its own: one that met an Origin is served by the HTTP server from then on.
+      http
+        .get(`${base}/markets`, { agent: false, headers: { 'x-request-id': `cors-no-origin-${relayed}` } }, (r) => {
+          r.resume().on('end', () => resolve({ status: r.statusCode ?? 0, headers: r.headers, body: '' }));
+        })
+        .on('error', reject);
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.vary).toBe('Origin, Accept');
+    expect(Object.keys(res.headers).filter((h) => h.startsWith('access-control-'))).toEqual([]);
+    expect(res.headers['retry-after']).toBe('7');
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().find((l: any) => l.requestId === `cors-no-origin-${relayed}`)?.relayed).toBe(relayed ? true : undefined);
   });
 
   it('leaves an OPTIONS that is no preflight to the routes (405)', async () => {

@@ -6,7 +6,7 @@
  */
 import http from 'node:http';
 import { Redis } from 'ioredis';
-import { createLogger, listen, parseCidrList, type RunningServer } from '@ocg/http';
+import { createLogger, listen, parseCidrList, type RelaySet, type RunningServer } from '@ocg/http';
 import { testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { createPages } from '../src/pages';
@@ -26,10 +26,11 @@ function get(base: string, path: string, headers: Record<string, string>): Promi
   });
 }
 
-describe('who the client is, as the gateway tells the services', () => {
+// Served by the HTTP server, and relayed as bytes (ADR 0086): the services are told the same either way.
+describe.each([false, true])('who the client is, as the gateway tells the services (relayed: %s)', (relayed) => {
   let upstream: RunningServer;
   let redis: Redis;
-  const opened: { server: RunningServer; gateway: Gateway }[] = [];
+  const opened: { server: RunningServer; gateway: Gateway; relays?: RelaySet }[] = [];
   const logger = createLogger({ service: 'gateway', level: 'silent' });
 
   const gatewayWith = async (trusted: string, pageViewsPerMinute = 0): Promise<string> => {
@@ -52,7 +53,7 @@ describe('who the client is, as the gateway tells the services', () => {
       pageLimit,
     });
     const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
-    opened.push({ server, gateway });
+    opened.push({ server, gateway, relays: relayed ? gateway.relayApi(server.server, false) : undefined });
     return server.url;
   };
 
@@ -75,7 +76,8 @@ describe('who the client is, as the gateway tells the services', () => {
   });
 
   afterAll(async () => {
-    for (const { server, gateway } of opened) {
+    for (const { server, gateway, relays } of opened) {
+      await relays?.close(1000);
       await server.close();
       gateway.close();
     }

@@ -1,8 +1,13 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type net from 'node:net';
 import { Redis } from 'ioredis';
 import { openApiDocument } from '@ocg/api-spec';
-import { createLogger, listen, type RunningServer } from '@ocg/http';
-import { captureLogs, freePort, testRedis } from '@ocg/testing';
+import { Agent } from 'undici';
+import { createLogger, listen, Metrics, type RelaySet, type RunningServer } from '@ocg/http';
+import { captureLogs, ensureLocalTls, freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 
 /** A real upstream service that says who it is and what it received. */
@@ -37,13 +42,18 @@ const document = {
   },
 };
 
-describe('gateway routing', () => {
+// Served by the HTTP server, and relayed as bytes (ADR 0086): the same answers either way.
+describe.each([false, true])('gateway routing (relayed: %s)', (relayed) => {
   let a: RunningServer;
   let b: RunningServer;
   let gatewayServer: RunningServer;
   let gateway: Gateway;
   let redis: Redis;
   let base: string;
+  let relays: RelaySet | undefined;
+  // Relayed, a connection a request: one the HTTP server serves (a 404, a service down) keeps its connection there.
+  const fresh = new Agent({ pipelining: 0 });
+  const fetch = (url: string, init: RequestInit = {}) => globalThis.fetch(url, relayed ? ({ ...init, dispatcher: fresh } as RequestInit) : init);
   const logs = captureLogs();
 
   beforeAll(async () => {
@@ -57,12 +67,16 @@ describe('gateway routing', () => {
       document,
       upstreams: { a: a.url, b: b.url, down: `http://127.0.0.1:${deadPort}` },
       upstreamTimeoutMs: 500,
+      upstreamIdleMs: 300,
     });
     gatewayServer = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
     base = gatewayServer.url;
+    if (relayed) relays = gateway.relayApi(gatewayServer.server, false);
   });
 
   afterAll(async () => {
+    await fresh.close();
+    await relays?.close(1000);
     await gatewayServer.close();
     gateway.close();
     await Promise.all([a.close(), b.close()]);
@@ -149,10 +163,106 @@ describe('gateway routing', () => {
     expect(logs.lines().some((l: any) => l.requestId === 'log-node-404' && l.status === 404)).toBe(true);
   });
 
+  it('logs whether the request was relayed', async () => {
+    await fetch(`${base}/alpha`, { headers: { 'x-request-id': 'log-relayed' } });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().find((l: any) => l.requestId === 'log-relayed')?.relayed).toBe(relayed ? true : undefined);
+  });
+
+  it('keeps the connection after a 504 and serves the next request on it', async () => {
+    const agent = new Agent({ connections: 1 });
+    try {
+      const stalled = await globalThis.fetch(`${base}/beta/stall`, { dispatcher: agent } as RequestInit);
+      expect(stalled.status).toBe(504);
+      expect(await (stalled.json() as Promise<any>)).toMatchObject({ code: 'UPSTREAM_TIMEOUT', requestId: stalled.headers.get('x-request-id') });
+      const next = await globalThis.fetch(`${base}/beta/7`, { dispatcher: agent, headers: { 'x-request-id': 'after-504' } } as RequestInit);
+      expect(await (next.json() as Promise<any>)).toMatchObject({ service: 'b', url: '/beta/7', requestId: 'after-504' });
+      expect(next.headers.get('x-request-id')).toBe('after-504');
+    } finally {
+      await agent.close();
+    }
+  });
+
+  (relayed ? it : it.skip)('closes an idle service connection before the service would, and opens another for the next request', async () => {
+    const opened: net.Socket[] = [];
+    const track = (socket: net.Socket) => opened.push(socket);
+    a.server.on('connection', track);
+    const agent = new Agent({ connections: 1 });
+    try {
+      expect((await globalThis.fetch(`${base}/alpha`, { dispatcher: agent } as RequestInit)).status).toBe(200);
+      expect(opened).toHaveLength(1);
+      await new Promise((r) => setTimeout(r, 600));
+      // The client's connection is still open; the service's was closed by the gateway (its own keep-alive timeout is 5 s).
+      expect(opened[0].destroyed).toBe(true);
+      expect(await ((await globalThis.fetch(`${base}/alpha?again=1`, { dispatcher: agent } as RequestInit)).json() as Promise<any>)).toMatchObject({ url: '/alpha?again=1' });
+      expect(opened).toHaveLength(2);
+    } finally {
+      a.server.off('connection', track);
+      await agent.close();
+    }
+  });
+
   it('reports ready while Redis answers', async () => {
     const res = await fetch(`${base}/readyz`);
     expect(res.status).toBe(200);
     expect(await (res.json() as Promise<any>)).toMatchObject({ status: 'ready' });
+  });
+});
+
+describe('gateway routing relayed over TLS', () => {
+  let dir: string;
+  let service: RunningServer;
+  let server: RunningServer;
+  let gateway: Gateway;
+  let relays: RelaySet | undefined;
+  let redis: Redis;
+  let agent: Agent;
+  const logs = captureLogs();
+  const metrics = new Metrics('gateway');
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ocg-relay-tls-'));
+    const tls = await ensureLocalTls({ dir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    agent = new Agent({ connect: { ca: readFileSync(tls.caCertFile), servername: 'localhost' } });
+    service = await listen(echoService('a'), { host: '127.0.0.1', port: 0 });
+    redis = new Redis((await testRedis()).url);
+    gateway = createGateway({
+      logger: createLogger({ service: 'gateway', destination: logs.stream }),
+      redis,
+      document,
+      upstreams: { a: service.url, b: service.url, down: service.url },
+      upstreamTimeoutMs: 1000,
+      metrics,
+    });
+    server = await listen(gateway.handle, { host: '127.0.0.1', port: 0, tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) } });
+    relays = gateway.relayApi(server.server, true);
+  });
+
+  afterAll(async () => {
+    await agent.close();
+    await relays?.close(1000);
+    await server.close();
+    gateway.close();
+    await service.close();
+    redis.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('relays API requests once TLS is set up, the request id both ways', async () => {
+    for (const id of ['tls-relayed-1', 'tls-relayed-2']) {
+      const res = await globalThis.fetch(`${server.url}/alpha`, { dispatcher: agent, headers: { 'x-request-id': id } } as RequestInit);
+      expect(res.headers.get('x-request-id')).toBe(id);
+      expect(await (res.json() as Promise<any>)).toMatchObject({ service: 'a', requestId: id });
+    }
+    await new Promise((r) => setTimeout(r, 50));
+    expect(logs.lines().filter((l: any) => l.requestId?.startsWith('tls-relayed-') && l.relayed === true)).toHaveLength(2);
+  });
+
+  it('observes relayed requests under their route template', async () => {
+    await globalThis.fetch(`${server.url}/beta/12`, { dispatcher: agent } as RequestInit);
+    const observed = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'ocg_http_request_duration_seconds');
+    const counts = (observed?.values ?? []).filter((v) => 'metricName' in v && v.metricName === 'ocg_http_request_duration_seconds_count').map((v) => [v.labels, v.value]);
+    expect(counts).toEqual(expect.arrayContaining([[{ method: 'GET', route: '/beta/{id}', status: 200 }, 1]]));
   });
 });
 

@@ -2,6 +2,7 @@ import { startDeploymentManager, type TestDeploymentManager } from './support/de
 import { sleeper } from './support/definitions';
 import { startManagers, type Managers, type TestUser } from './support/managers';
 import { SignedNode } from './support/nodes';
+import { allowedSources } from '../src/jobs/state';
 
 describe('claiming jobs', () => {
   let m: Managers;
@@ -67,6 +68,42 @@ describe('claiming jobs', () => {
     const res = await waiting;
     expect(res.body.assignment.job).toBe(posted);
     expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it("keeps every node within its capacity when all its claims arrive at once with other nodes' claims", async () => {
+    const small = await m.createMarket({ pricePerSecond: 1 });
+    const two = Array.from({ length: 8 }, () => new SignedNode());
+    await Promise.all(two.map((n) => n.register(m, small.name, small.joinToken, 2)));
+    const queued = await post(20, small.name);
+    const asked = two.flatMap((n) => [0, 1, 2].map(() => n));
+    const answers = await Promise.all(asked.map((n) => n.send(dm.url, '/node-jobs/claim', { market: small.address })));
+    expect(answers.every((a) => a.status === 200)).toBe(true);
+    const claims = answers.flatMap((a, i) => (a.body.assignment ? [{ job: a.body.assignment.job as string, node: asked[i].address }] : []));
+    expect(new Set(claims.map((c) => c.job)).size).toBe(16); // 8 nodes of capacity 2; no job twice
+    for (const n of two) expect(claims.filter((c) => c.node === n.address)).toHaveLength(2);
+    expect(claims.every((c) => queued.slice(0, 16).includes(c.job))).toBe(true); // the oldest first
+  });
+
+  it('answers a batch of claims in one statement as each claim alone: redelivery first, capacity, the oldest job to the first node', async () => {
+    const other = await m.createMarket({ pricePerSecond: 1 });
+    const [j1, j2, j3, j4] = await post(4, other.name);
+    const claimJobs = async (nodes: string[], capacities: number[]) =>
+      ((await dm.db.query(`SELECT address, node_address FROM claim_jobs($1, $2, $3, 2, $4)`, [other.address, nodes, capacities, allowedSources('RUNNING')])) as { address: string; node_address: string }[])
+        .map((r) => [r.node_address, r.address])
+        .sort();
+    // "a" named twice counts both against its capacity of 1; "full" may run no job.
+    expect(await claimJobs(['node-a', 'node-b', 'node-a', 'node-c', 'node-full'], [1, 5, 1, 5, 0])).toEqual([
+      ['node-a', j1],
+      ['node-b', j2],
+      ['node-c', j3],
+    ]);
+    await dm.db.query(`UPDATE jobs SET started_at = now() - interval '3 seconds' WHERE address = $1`, [j1]);
+    // a's unacknowledged claim comes back to it (its capacity is full); b gets the next queued job.
+    expect(await claimJobs(['node-b', 'node-a'], [5, 1])).toEqual([
+      ['node-a', j1],
+      ['node-b', j4],
+    ]);
+    expect(await claimJobs(['node-a', 'node-b', 'node-c'], [5, 5, 5])).toEqual([]);
   });
 
   it('never hands a job of another market to a claimer', async () => {

@@ -87,10 +87,15 @@ describe('claiming jobs', () => {
   it('answers a batch of claims in one statement as each claim alone: redelivery first, capacity, the oldest job to the first node', async () => {
     const other = await m.createMarket({ pricePerSecond: 1 });
     const [j1, j2, j3, j4] = await post(4, other.name);
-    const claimJobs = async (nodes: string[], capacities: number[]) =>
-      ((await dm.db.query(`SELECT address, node_address FROM claim_jobs($1, $2, $3, 2, $4)`, [other.address, nodes, capacities, allowedSources('RUNNING')])) as { address: string; node_address: string }[])
-        .map((r) => [r.node_address, r.address])
-        .sort();
+    const claimJobs = async (nodes: string[], capacities: number[]) => {
+      const given: { address: string; node_address: string }[] = await dm.db.query(`SELECT address, node_address FROM claim_jobs($1, $2, $3, 2, $4)`, [
+        other.address,
+        nodes,
+        capacities,
+        allowedSources('RUNNING'),
+      ]);
+      return given.map((r) => [r.node_address, r.address]).sort();
+    };
     // "a" named twice counts both against its capacity of 1; "full" may run no job.
     expect(await claimJobs(['node-a', 'node-b', 'node-a', 'node-c', 'node-full'], [1, 5, 1, 5, 0])).toEqual([
       ['node-a', j1],

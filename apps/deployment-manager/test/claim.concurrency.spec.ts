@@ -2,6 +2,7 @@ import { startDeploymentManager, type TestDeploymentManager } from './support/de
 import { sleeper } from './support/definitions';
 import { startManagers, type Managers, type TestUser } from './support/managers';
 import { SignedNode } from './support/nodes';
+import { waitFor } from '@ocg/testing';
 import { allowedSources } from '../src/jobs/state';
 
 describe('claiming jobs', () => {
@@ -109,6 +110,27 @@ describe('claiming jobs', () => {
       ['node-b', j4],
     ]);
     expect(await claimJobs(['node-a', 'node-b', 'node-c'], [5, 5, 5])).toEqual([]);
+  });
+
+  it("takes the nodes' locks in one order, so two batches naming the same nodes in opposite orders never deadlock", async () => {
+    const nodes = Array.from({ length: 20 }, (_, i) => `lock-order-${String(i).padStart(2, '0')}`);
+    const [holder, a, b] = [dm.db.createQueryRunner(), dm.db.createQueryRunner(), dm.db.createQueryRunner()];
+    const key = `hashtext('ocg:claim:' || $1)`;
+    try {
+      // One node's lock held elsewhere: both batches stop at it, each holding the locks it took before.
+      await holder.query(`SELECT pg_advisory_lock(${key})`, [nodes[10]]);
+      const claimJobs = (runner: typeof a, order: string[]) =>
+        runner.query(`SELECT address FROM claim_jobs('no-such-market', $1, $2, 2, $3)`, [order, order.map(() => 1), allowedSources('RUNNING')]);
+      const both = Promise.allSettled([claimJobs(a, nodes), claimJobs(b, [...nodes].reverse())]);
+      const waiting = `SELECT count(*) AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
+                         AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`;
+      const bothWait = async () => Number((await holder.query(waiting))[0].n) >= 2 || undefined;
+      await waitFor(bothWait, { timeoutMs: 10_000, what: 'both batches waiting for the held lock' });
+      await holder.query(`SELECT pg_advisory_unlock(${key})`, [nodes[10]]);
+      expect((await both).map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
+    } finally {
+      for (const r of [holder, a, b]) await r.release();
+    }
   });
 
   it('never hands a job of another market to a claimer', async () => {

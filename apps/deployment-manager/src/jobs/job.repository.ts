@@ -3,6 +3,7 @@ import { poolRows, type NamedStatement } from '@ocg/db';
 import type { ContentSeal } from '../cas/content-seal';
 import type { SealedBlob } from '../cas/cas.service';
 import { BaseRepository, rows } from '../base.repository';
+import { ClaimBatches } from './claim-batches';
 import { JobEndpointEntity } from './job-endpoint.entity';
 import { JobOpEntity } from './job-op.entity';
 import { JobEntity } from './job.entity';
@@ -27,7 +28,7 @@ const CLAIMED = [
 ] as const satisfies readonly (keyof JobRow)[];
 export type ClaimedJob = Pick<JobRow, (typeof CLAIMED)[number]>;
 /** Named columns, never `*`: a prepared statement whose result changed shape (a column added) would fail until its connection closed. */
-const CLAIM: NamedStatement = { name: 'ocg_claim_job', text: `SELECT ${CLAIMED.join(', ')} FROM claim_job($1, $2, $3, $4, $5)` };
+const CLAIM: NamedStatement = { name: 'ocg_claim_jobs', text: `SELECT ${CLAIMED.join(', ')} FROM claim_jobs($1, $2, $3, $4, $5)` };
 
 /**
  * A posted job in one statement (JobRepository.record). SQL: four writes of one statement (a data-modifying WITH): the hold
@@ -69,6 +70,9 @@ export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
  * transition table.
  */
 export class JobRepository extends BaseRepository {
+  /** The claims waiting for their market's batch, by the redelivery delay they were asked with. */
+  private readonly claims = new Map<number, ClaimBatches<ClaimedJob>>();
+
   constructor(
     db: DataSource,
     /** Definitions are stored sealed (ADR 0035); readers open them with definitionOf. */
@@ -189,14 +193,21 @@ export class JobRepository extends BaseRepository {
    * `capacity` jobs. The delay keeps a node that claims again at once from
    * getting its fresh claim back in a loop. SKIP LOCKED: concurrent claimers
    * each take a different row instead of queueing behind one, and a job goes
-   * to exactly one node.
+   * to exactly one node. Claims of one market that arrive together are
+   * answered by one statement (ClaimBatches), each as if it had been alone.
    */
-  async claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<ClaimedJob | undefined> {
-    // SQL: claim_job (migration 1760000006600): the redelivery, else the node's advisory lock and the SKIP LOCKED pick under
-    // its capacity, in one round trip, each statement on a fresh snapshot. Only the columns a claim uses come back
-    // (node-pg builds a parser per column of every result). Prepared on each connection once, sent on the pool (ADR 0080).
-    const [job] = await poolRows<ClaimedJob>(this.db, CLAIM, [market, node, redeliverAfterSeconds, capacity, allowedSources('RUNNING')]);
-    return job;
+  claim(market: string, node: string, redeliverAfterSeconds: number, capacity: number): Promise<ClaimedJob | undefined> {
+    let batches = this.claims.get(redeliverAfterSeconds);
+    if (!batches) {
+      // SQL: claim_jobs (migration 1760000008500): the claims of one market that arrive together in one round trip (ADR 0085):
+      // the redeliveries, else the nodes' advisory locks and the SKIP LOCKED pick of one job a node under its capacity, each
+      // statement on a fresh snapshot. Only the columns a claim uses come back (node-pg builds a parser per column of every
+      // result). Prepared on each connection once, sent on the pool (ADR 0080).
+      const sources = allowedSources('RUNNING');
+      batches = new ClaimBatches<ClaimedJob>((m, nodes, capacities) => poolRows<ClaimedJob>(this.db, CLAIM, [m, nodes, capacities, redeliverAfterSeconds, sources]));
+      this.claims.set(redeliverAfterSeconds, batches);
+    }
+    return batches.claim(market, node, capacity);
   }
 
   /** Claims never acknowledged within `leaseSeconds` go back to the queue, for any node of the market. */

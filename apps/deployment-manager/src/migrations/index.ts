@@ -5,6 +5,7 @@ import { ExtendRequests1760000000331 } from './1760000000331-extend-requests';
 import { SealedContent1760000003500 } from './1760000003500-sealed-content';
 import { OpResources1760000003600 } from './1760000003600-op-resources';
 import { ClaimFunction1760000006600 } from './1760000006600-claim-function';
+import { ClaimBatchFunction1760000008500 } from './1760000008500-claim-batch-function';
 
 /** Every migration of deployment-manager's schema, in order. */
 export const migrations: (new () => unknown)[] = [
@@ -15,4 +16,5 @@ export const migrations: (new () => unknown)[] = [
   SealedContent1760000003500,
   OpResources1760000003600,
   ClaimFunction1760000006600,
+  ClaimBatchFunction1760000008500,
 ];

@@ -61,8 +61,9 @@ describe('deployment-manager killed mid-job and started again', () => {
     const user = await m.newUser(CREDITS);
     const post = (body: object) => call(dmUrl(), 'POST', '/jobs', { key: user.key, body: { market: market.name, ...body } }).then((r) => r.body.address as string);
     const web = await post({ definition: webJob(), durationSeconds: 600 });
-    const short = await post({ definition: sleeper(), durationSeconds: 4 });
     await until(user, web, (j) => j.endpoints.some((e: any) => e.status === 'ONLINE'), 'the web job to serve');
+    // Posted once the web job serves: its 4 s must not pass while the web job starts (on a loaded machine they did).
+    const short = await post({ definition: sleeper(), durationSeconds: 4 });
     await until(user, short, (j) => j.status === 'RUNNING', 'the short job to run');
 
     const proc = dm!.processes.get('deployment-manager')!;

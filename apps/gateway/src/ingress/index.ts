@@ -181,7 +181,8 @@ export function createIngress(opts: IngressOptions): Ingress {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     return {
       key: url.href,
-      connect: () => (url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup })),
+      connect: (onread) =>
+        url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread }),
       forward: (head, raw) => {
         const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => valueOf(head, name), trusted);
         const sent = valueOf(head, 'x-request-id');

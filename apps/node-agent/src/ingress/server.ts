@@ -102,7 +102,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     if (target.kind !== 'proxy') return undefined;
     return {
       key: `${target.host}:${target.port}`,
-      connect: () => net.connect(target.port, target.host),
+      connect: (onread) => net.connect({ port: target.port, host: target.host, onread }),
       forward: (h, raw) => {
         // As `forward` does for a hop behind the edge: the caller's address appended, the edge's host and scheme kept.
         const prior = valueOf(h, 'x-forwarded-for');

@@ -158,6 +158,18 @@ describe('Framer', () => {
     expect(pieces).toEqual([length, '|', chunked, '|', length.slice(0, 40), length.slice(40), '|']);
   });
 
+  it('joins a rewritten head to a small body piece after it; a large piece goes on as it is', () => {
+    const pieces: Buffer[] = [];
+    const framer = new Framer(false, {
+      head: (head) => ({ bytes: Buffer.from('HEAD\r\n\r\n'), framing: responseFraming(head, 'GET') }),
+      data: (b) => pieces.push(b),
+      end: () => undefined,
+    });
+    const big = 'x'.repeat(10_000);
+    framer.push(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big}`));
+    expect(pieces.map((p) => p.toString())).toEqual(['HEAD\r\n\r\nhello', 'HEAD\r\n\r\n', big]);
+  });
+
   it('frames answers by the request they answer: HEAD, 204 and 304 have no body, 1xx is not final, no length runs to the close', () => {
     const head = (status: number, headers: string[] = []): Head => ({
       method: '',

@@ -183,6 +183,8 @@ export interface FramerHooks {
 }
 
 const CRLF = Buffer.from('\r\n');
+/** A rewritten head and a body piece up to this size after it are joined into one buffer (copying the piece costs less than a second buffer to write). */
+const JOIN_MAX_BYTES = 4 * 1024;
 const HEAD_END = Buffer.from('\r\n\r\n');
 
 type State = 'head' | 'length' | 'size' | 'chunk' | 'chunk-end' | 'trailer' | 'raw' | 'held';
@@ -201,6 +203,8 @@ export class Framer {
   private buf: Buffer | undefined;
   private runFrom = 0;
   private runTo = 0;
+  /** A rewritten head passed and not yet given to `hooks.data`: it goes with the piece after it. */
+  private lead: Buffer | undefined;
 
   constructor(
     private readonly request: boolean,
@@ -270,19 +274,30 @@ export class Framer {
    */
   private pass(from: number, to: number): void {
     if (to === from) return;
-    if (this.runTo === from && this.runTo > this.runFrom) {
-      this.runTo = to;
-      return;
+    if (this.runTo > this.runFrom) {
+      if (this.runTo === from) {
+        this.runTo = to;
+        return;
+      }
+      this.flush();
     }
-    this.flush();
     this.runFrom = from;
     this.runTo = to;
   }
 
+  /** Gives `hooks.data` what is passed and not yet given: a rewritten head joined to a small piece after it (one write, not a writev of two). */
   private flush(): void {
-    if (this.runTo === this.runFrom || !this.buf) return;
+    const lead = this.lead;
+    this.lead = undefined;
+    if (this.runTo === this.runFrom || !this.buf) {
+      if (lead) this.hooks.data(lead);
+      return;
+    }
     const piece = this.buf.subarray(this.runFrom, this.runTo);
     this.runFrom = this.runTo = 0;
+    if (!lead) return this.hooks.data(piece);
+    if (piece.length <= JOIN_MAX_BYTES) return this.hooks.data(Buffer.concat([lead, piece], lead.length + piece.length));
+    this.hooks.data(lead);
     this.hooks.data(piece);
   }
 
@@ -321,7 +336,7 @@ export class Framer {
           if (answer.bytes === raw) this.pass(at, end + 4);
           else {
             this.flush();
-            this.hooks.data(answer.bytes);
+            this.lead = answer.bytes;
           }
           at = end + 4;
           this.begin(answer.framing);

@@ -1,11 +1,16 @@
 /** The connection relay (ADR 0084): heads rewritten, bodies and answers streamed, answers in order, strict framing, hand-over to the HTTP server. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { relayConnections, type RelaySet } from '../src/relay/relay';
 import { valueOf, type Head } from '../src/relay/framing';
+import { ensureLocalTls } from '@ocg/testing';
 
 interface Upstream {
   server: http.Server;
@@ -282,5 +287,45 @@ describe('relayConnections', () => {
     await closing;
     expect(text).toMatch(/\r\n\r\nslow$/);
     expect(relays.size).toBe(0);
+  });
+});
+
+describe('relayConnections behind TLS', () => {
+  it("reads a TLS client's upstream through 'data' events: its writes complete after the read, so a reused buffer would be a new one each read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocg-relay-'));
+    const origin = http.createServer((req, res) => res.end(`origin ${req.url}`));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const tls = await ensureLocalTls({ dir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    const front = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (_req, res) => res.end('fallback'));
+    const given: Array<net.OnReadOpts | undefined> = [];
+    const relays = relayConnections<number>(front, true, {
+      route: () => ({
+        key: 'origin',
+        connect: (onread) => {
+          given.push(onread);
+          return net.connect({ port: (origin.address() as AddressInfo).port, host: '127.0.0.1', onread });
+        },
+        forward: (_head, bytes) => ({ bytes, exchange: 0 }),
+      }),
+      answer: (_head, bytes) => bytes,
+      idleMs: 5000,
+      headMs: 1000,
+      timeoutMs: 5000,
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const pool = new Pool(`https://127.0.0.1:${(front.address() as AddressInfo).port}`, { connections: 1, connect: { ca: readFileSync(tls.caCertFile), servername: 'localhost' } });
+    try {
+      const bodies: string[] = [];
+      for (const path of ['/1', '/2']) bodies.push(await (await pool.request({ path, method: 'GET' })).body.text());
+      expect(bodies).toEqual(['origin /1', 'origin /2']);
+      expect(given).toEqual([undefined]);
+    } finally {
+      await pool.close();
+      await relays.close(1000);
+      front.closeAllConnections();
+      origin.closeAllConnections();
+      await Promise.all([front, origin].map((s) => new Promise((resolve) => s.close(resolve))));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

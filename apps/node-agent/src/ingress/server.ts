@@ -112,7 +112,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     const route = {
       key,
       job: target.job,
-      connect: (onread: OnReadOpts) => net.connect({ port: target.port, host: target.host, onread }),
+      connect: (onread: OnReadOpts | undefined) => net.connect({ port: target.port, host: target.host, onread }),
       forward: (h: Head, raw: Buffer) => {
         // As `forward` does for a hop behind the edge: the caller's address appended, the edge's host and scheme kept.
         const prior = valueOf(h, 'x-forwarded-for');

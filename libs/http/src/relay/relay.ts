@@ -11,9 +11,10 @@ export interface RelayRoute<T> {
    * socket should be made with `onread` (`net.connect({ ..., onread })`): the
    * relay then reads answers into a buffer of its own, reused from read to
    * read, rather than through the stream layer (ADR 0087). Other sockets
-   * (TLS) are read through their 'data' events.
+   * (TLS), and every upstream of a TLS client (`onread` undefined), are read
+   * through their 'data' events.
    */
-  connect(onread: OnReadOpts): Socket;
+  connect(onread: OnReadOpts | undefined): Socket;
   /** The request's head as the upstream gets it, and what the relay keeps about the exchange until its answer ends. */
   forward(head: Head, raw: Buffer): { bytes: Buffer; exchange: T };
 }
@@ -179,7 +180,9 @@ class Relay<T> {
     if (!route) return this.handOver();
     this.connecting = true;
     const reader = this.reader();
-    const upstream = route.connect(reader.onread);
+    // A write to a TLS client completes after the read that made it, so each read would need a buffer of its own: a
+    // 16 KiB one per read costs more (in garbage collection) than the stream layer's, sized to what was read.
+    const upstream = route.connect('encrypted' in this.client ? undefined : reader.onread);
     const failed = (): void => {
       if (!this.connecting) return;
       this.connecting = false;

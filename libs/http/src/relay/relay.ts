@@ -212,13 +212,14 @@ class Relay<T> {
    * yet flushed) is left to them, and the next read gets a new one.
    */
   private reader(): { onread: OnReadOpts; framer(answers: Framer): void } {
-    let buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+    // Made when the socket first asks for it: a socket made without `onread` never does.
+    let buffer: Buffer | undefined;
     let kept = false;
     let answers: Framer | undefined;
     return {
       onread: {
         buffer: () => {
-          if (kept) {
+          if (kept || !buffer) {
             kept = false;
             buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
           }

@@ -15,7 +15,8 @@
  *   http     a bare node:http server piping over node's keep-alive agent
  *   baseline the ingress of the checkout at `BENCH_BASELINE_ROOT` (when set), for
  *            before/after comparisons in one run
- * `BENCH_PROXIES=ingress,baseline` picks some. `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of each proxy process over
+ * `BENCH_PROXIES=ingress,baseline` picks some. `BENCH_AS_GATEWAY=1` sends each request with the headers
+ * the gateway adds (`x-forwarded-*`, a request id, a trace context), as the node gets them behind it. `BENCH_CPU_PROF=<dir>` writes a V8 CPU profile of each proxy process over
  * the measured rounds (`ingress-cpu-<proxy>.cpuprofile`).
  * No Docker, no database: `npx tsx apps/node-agent/bench/ingress-cpu.bench.ts`.
  */
@@ -44,6 +45,17 @@ const VARIANTS: Variant[] = process.env.BENCH_PROXIES ? (process.env.BENCH_PROXI
 const requests = Number(process.env.BENCH_REQUESTS ?? 10_000);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 16);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
+/** The request's headers: the job host, and with BENCH_AS_GATEWAY what the gateway's relay adds to every request. */
+const HEADERS: Record<string, string> = {
+  host: `${JOB}.node.localhost:8091`,
+  ...(process.env.BENCH_AS_GATEWAY === '1' && {
+    'x-forwarded-for': '127.0.0.1',
+    'x-forwarded-host': `${JOB}.node.localhost:8443`,
+    'x-forwarded-proto': 'https',
+    'x-request-id': '0d5b1f0c-6c1e-4a39-9a51-5bb0f3f3f0a1',
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  }),
+};
 
 /** The proxy under test, in the child: listens on a free port and answers `cpu` messages with its CPU time so far. */
 async function serve(variant: Variant, originPort: number): Promise<void> {
@@ -182,7 +194,7 @@ async function run(child: Child, count: number): Promise<number> {
   let left = count;
   const worker = async () => {
     while (left-- > 0) {
-      const res = await pool.request({ path: '/', method: 'GET', headers: { host: `${JOB}.node.localhost:8091` } });
+      const res = await pool.request({ path: '/', method: 'GET', headers: HEADERS });
       const body = await res.body.text();
       if (res.statusCode !== 200 || body !== BODY) throw new Error(`status ${res.statusCode}, body ${JSON.stringify(body.slice(0, 80))}`);
     }

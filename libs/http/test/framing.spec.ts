@@ -1,6 +1,6 @@
 /** The relay's message framing (ADR 0084): boundaries found wherever the stream is cut, bytes passed through unchanged. */
 import fc from 'fast-check';
-import { Framer, requestFraming, responseFraming, type Head } from '../src/relay/framing';
+import { Framer, FramingError, parseHead, requestFraming, responseFraming, type Head } from '../src/relay/framing';
 
 interface Message {
   bytes: Buffer;
@@ -63,6 +63,70 @@ function frame(stream: Buffer, points: number[]): { heads: Head[]; ends: number;
   return { heads, ends, out: Buffer.concat(out) };
 }
 
+/** The head parser as ADR 0084 first wrote it (a line array, patterns per line): what parseHead must still accept and refuse. */
+function referenceParse(text: string, request: boolean): Head | string {
+  /* eslint-disable no-control-regex */
+  const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+  const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+  const BAD_TARGET = /[\x00-\x20\x7f]/;
+  const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\x00-\x08\x0a-\x1f\x7f]*)?$/;
+  /* eslint-enable no-control-regex */
+  const lines = text.split('\r\n');
+  const start = lines[0];
+  const head: Head = { method: '', target: '', status: 0, minor: 1, names: [], values: [] };
+  if (request) {
+    const first = start.indexOf(' ');
+    const last = start.lastIndexOf(' ');
+    const method = start.slice(0, first);
+    const target = start.slice(first + 1, last);
+    const version = start.slice(last + 1);
+    if (first <= 0 || last === first || !TOKEN.test(method) || !target || BAD_TARGET.test(target) || (version !== 'HTTP/1.1' && version !== 'HTTP/1.0')) return 'line 400';
+    Object.assign(head, { method, target, minor: version === 'HTTP/1.1' ? 1 : 0 });
+  } else {
+    const m = STATUS_LINE.exec(start);
+    if (!m) return 'line 502';
+    Object.assign(head, { minor: Number(m[1]), status: Number(m[2]) });
+  }
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(':');
+    const name = line.slice(0, colon);
+    if (colon <= 0 || !TOKEN.test(name)) return `header ${request ? 400 : 502}`;
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, '');
+    if (BAD_VALUE.test(value)) return `value ${request ? 400 : 502}`;
+    head.names.push(name.toLowerCase());
+    head.values.push(value);
+  }
+  return head;
+}
+
+function parsed(text: string, request: boolean): Head | string {
+  try {
+    return parseHead(text, request);
+  } catch (err) {
+    const e = err as FramingError;
+    return `${e.message.includes('request line') || e.message.includes('status line') ? 'line' : e.message.includes('value') ? 'value' : 'header'} ${e.status}`;
+  }
+}
+
+describe('parseHead', () => {
+  it('accepts and refuses exactly what the line-by-line patterns do, statuses included', () => {
+    // Heads built from pieces near the rules' edges: separators, spaces and tabs, control characters, obs-text, names with spaces.
+    const piece = fc.constantFrom('a', 'Host', 'X-Y', ':', ' ', '\t', '\r', '\n', '\r\n', '\x00', '\x7f', '\xe9', 'v a l', '(', '/p?q=1', '');
+    const line = fc.array(piece, { maxLength: 6 }).map((p) => p.join(''));
+    const startLine = fc.oneof(
+      fc.constantFrom('GET / HTTP/1.1', 'POST /x?y HTTP/1.0', 'GET  / HTTP/1.1', 'G(T / HTTP/1.1', 'GET / HTTP/2', 'HTTP/1.1 200 OK', 'HTTP/1.0 404', 'HTTP/1.1 20 OK'),
+      line,
+    );
+    fc.assert(
+      fc.property(startLine, fc.array(fc.oneof(line, fc.constantFrom('Host: a', 'X-A:  b \t', 'x-b:', 'Te\x00: c')), { maxLength: 5 }), fc.boolean(), (start, headers, request) => {
+        const text = [start, ...headers].join('\r\n');
+        expect(parsed(text, request)).toEqual(referenceParse(text, request));
+      }),
+      { numRuns: 3000 },
+    );
+  });
+});
+
 describe('Framer', () => {
   it('finds every message of a pipelined stream however it is cut, and passes every byte on unchanged', () => {
     fc.assert(
@@ -78,6 +142,32 @@ describe('Framer', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('passes an unchanged head and the bytes after it in the same chunk as one piece (one write downstream)', () => {
+    const pieces: string[] = [];
+    const framer = new Framer(false, {
+      head: (head, raw) => ({ bytes: raw, framing: responseFraming(head, 'GET') }),
+      data: (b) => pieces.push(b.toString()),
+      end: () => pieces.push('|'),
+    });
+    const length = 'HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello';
+    const chunked = 'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n';
+    framer.push(Buffer.from(length + chunked + length.slice(0, 40)));
+    framer.push(Buffer.from(length.slice(40)));
+    expect(pieces).toEqual([length, '|', chunked, '|', length.slice(0, 40), length.slice(40), '|']);
+  });
+
+  it('joins a rewritten head to a small body piece after it; a large piece goes on as it is', () => {
+    const pieces: Buffer[] = [];
+    const framer = new Framer(false, {
+      head: (head) => ({ bytes: Buffer.from('HEAD\r\n\r\n'), framing: responseFraming(head, 'GET') }),
+      data: (b) => pieces.push(b),
+      end: () => undefined,
+    });
+    const big = 'x'.repeat(10_000);
+    framer.push(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloHTTP/1.1 200 OK\r\nContent-Length: ${big.length}\r\n\r\n${big}`));
+    expect(pieces.map((p) => p.toString())).toEqual(['HEAD\r\n\r\nhello', 'HEAD\r\n\r\n', big]);
   });
 
   it('frames answers by the request they answer: HEAD, 204 and 304 have no body, 1xx is not final, no length runs to the close', () => {

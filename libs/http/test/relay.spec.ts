@@ -1,17 +1,26 @@
 /** The connection relay (ADR 0084): heads rewritten, bodies and answers streamed, answers in order, strict framing, hand-over to the HTTP server. */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { Pool } from 'undici';
 import { relayConnections, type RelaySet } from '../src/relay/relay';
 import { valueOf, type Head } from '../src/relay/framing';
+import { ensureLocalTls } from '@ocg/testing';
 
 interface Upstream {
   server: http.Server;
   port: number;
   connections: number;
 }
+
+/** A large answer whose bytes differ from read to read (a buffer reused too early would show). */
+const BIG = Buffer.alloc(8 * 1024 * 1024);
+for (let i = 0; i < BIG.length; i++) BIG[i] = (i * 7 + (i >> 12)) % 251;
 
 /** An upstream that answers what it received: method, target, the relay's header, and the body's length. */
 async function upstream(name: string): Promise<Upstream> {
@@ -28,7 +37,7 @@ async function upstream(name: string): Promise<Upstream> {
       }
       if (req.url === '/slow') return void setTimeout(() => res.end('slow'), 300);
       if (req.url === '/empty') return void res.writeHead(204).end();
-      if (req.url === '/big') return void res.end(Buffer.alloc(8 * 1024 * 1024, 7));
+      if (req.url === '/big') return void res.end(BIG);
       res.setHeader('content-length', 0 + Buffer.byteLength(`${name} ${req.method} ${req.url} ${req.headers['x-relayed']} ${bytes}`));
       res.end(req.method === 'HEAD' ? undefined : `${name} ${req.method} ${req.url} ${req.headers['x-relayed']} ${bytes}`);
     });
@@ -52,17 +61,32 @@ describe('relayConnections', () => {
   let relays: RelaySet;
   let port: number;
   const done: Array<[string, number]> = [];
+  /** Upstream connections made with the relay's `onread`. */
+  let withOnread = 0;
 
   beforeAll(async () => {
     [a, b] = await Promise.all([upstream('a'), upstream('b')]);
     // An upstream whose answer runs until it closes the connection (no length, not chunked).
-    raw = net.createServer((s) => s.once('data', () => s.end('HTTP/1.1 200 OK\r\n\r\nuntil the close')));
+    // Or, for /split, whose answer's head comes in two writes apart (the relay keeps its first part across reads).
+    raw = net.createServer((s) =>
+      s.once('data', (d: Buffer) => {
+        if (!d.toString().startsWith('GET /split ')) return void s.end('HTTP/1.1 200 OK\r\n\r\nuntil the close');
+        s.setNoDelay(true);
+        s.write('HTTP/1.1 200 OK\r\nContent-Le');
+        setTimeout(() => s.end('ngth: 5\r\nX-Part: two\r\n\r\nsplit'), 50);
+      }),
+    );
     await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
     const rawPort = (raw.address() as AddressInfo).port;
     front = http.createServer((req, res) => res.end(`fallback ${req.method} ${req.url}`));
+    // The raw upstream's connections are read through 'data' events, the others' with `onread` into the relay's buffer.
     const to = (key: string, p: number) => ({
       key,
-      connect: () => net.connect(p, '127.0.0.1'),
+      connect: (onread?: net.OnReadOpts) => {
+        if (key === 'raw') return net.connect(p, '127.0.0.1');
+        if (onread) withOnread++;
+        return net.connect({ port: p, host: '127.0.0.1', onread });
+      },
       forward: (head: Head, bytes: Buffer) => ({
         bytes: Buffer.concat([bytes.subarray(0, bytes.length - 2), Buffer.from('x-relayed: yes\r\n\r\n')]),
         exchange: `${key} ${head.target}`,
@@ -74,6 +98,7 @@ describe('relayConnections', () => {
         if (host === 'a') return to('a', a.port);
         if (host === 'b') return to('b', b.port);
         if (host === 'raw') return to('raw', rawPort);
+        if (host === 'split') return to('split', rawPort);
         if (host === 'later') return new Promise((resolve) => setTimeout(() => resolve(to('a', a.port)), 20));
         if (host === 'closed') return to('closed', 1);
         return undefined;
@@ -132,6 +157,7 @@ describe('relayConnections', () => {
       }
       expect(answers).toEqual(['200 a /x?y=1 a GET /x?y=1 yes 0', '200 a /x?y=1 a POST /x?y=1 yes 12', '200 a /x?y=1 a POST /x?y=1 yes 7']);
       expect(a.connections - before).toBe(1);
+      expect(withOnread).toBeGreaterThan(0);
     } finally {
       await pool.close();
     }
@@ -209,6 +235,11 @@ describe('relayConnections', () => {
     expect(stream.text).toContain('data: 1');
   });
 
+  it('keeps the part of an answer head that came in one read until the rest comes in the next', async () => {
+    const { text } = await talk('GET /split HTTP/1.1\r\nHost: split\r\n\r\n', (t) => t.endsWith('split'));
+    expect(text).toBe('HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-Part: two\r\nx-exchange: split /split\r\n\r\nsplit');
+  });
+
   it('hands a request whose upstream cannot be reached to the HTTP server, and one stuck head is refused in time', async () => {
     const { text } = await talk('GET /nobody HTTP/1.1\r\nHost: closed\r\n\r\n', (t) => t.includes('fallback'));
     expect(text).toContain('fallback GET /nobody');
@@ -228,11 +259,14 @@ describe('relayConnections', () => {
     try {
       const res = await pool.request({ path: '/big', method: 'GET', headers: { host: 'a' } });
       let total = 0;
+      let same = true;
       for await (const chunk of res.body) {
+        same &&= BIG.subarray(total, total + (chunk as Buffer).length).equals(chunk as Buffer);
         total += (chunk as Buffer).length;
         if (total < 1024 * 1024) await new Promise((r) => setTimeout(r, 5));
       }
       expect(total).toBe(8 * 1024 * 1024);
+      expect(same).toBe(true);
       const up = await pool.request({ path: '/up', method: 'PUT', headers: { host: 'a' }, body: Buffer.alloc(5 * 1024 * 1024, 1) });
       expect(await up.body.text()).toBe(`a PUT /up yes ${5 * 1024 * 1024}`);
     } finally {
@@ -253,5 +287,45 @@ describe('relayConnections', () => {
     await closing;
     expect(text).toMatch(/\r\n\r\nslow$/);
     expect(relays.size).toBe(0);
+  });
+});
+
+describe('relayConnections behind TLS', () => {
+  it("reads a TLS client's upstream through 'data' events: its writes complete after the read, so a reused buffer would be a new one each read", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ocg-relay-'));
+    const origin = http.createServer((req, res) => res.end(`origin ${req.url}`));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const tls = await ensureLocalTls({ dir, dnsNames: ['localhost'], ips: ['127.0.0.1'] });
+    const front = https.createServer({ cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }, (_req, res) => res.end('fallback'));
+    const given: Array<net.OnReadOpts | undefined> = [];
+    const relays = relayConnections<number>(front, true, {
+      route: () => ({
+        key: 'origin',
+        connect: (onread) => {
+          given.push(onread);
+          return net.connect({ port: (origin.address() as AddressInfo).port, host: '127.0.0.1', onread });
+        },
+        forward: (_head, bytes) => ({ bytes, exchange: 0 }),
+      }),
+      answer: (_head, bytes) => bytes,
+      idleMs: 5000,
+      headMs: 1000,
+      timeoutMs: 5000,
+    });
+    await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+    const pool = new Pool(`https://127.0.0.1:${(front.address() as AddressInfo).port}`, { connections: 1, connect: { ca: readFileSync(tls.caCertFile), servername: 'localhost' } });
+    try {
+      const bodies: string[] = [];
+      for (const path of ['/1', '/2']) bodies.push(await (await pool.request({ path, method: 'GET' })).body.text());
+      expect(bodies).toEqual(['origin /1', 'origin /2']);
+      expect(given).toEqual([undefined]);
+    } finally {
+      await pool.close();
+      await relays.close(1000);
+      front.closeAllConnections();
+      origin.closeAllConnections();
+      await Promise.all([front, origin].map((s) => new Promise((resolve) => s.close(resolve))));
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

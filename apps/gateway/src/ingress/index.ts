@@ -173,15 +173,27 @@ export function createIngress(opts: IngressOptions): Ingress {
     });
   };
 
+  /** Each client connection's route to the node ingress it last reached: made again only for another (no closures per request). */
+  const routes = new WeakMap<Socket, RelayRoute<RelayedExchange>>();
+
   /** A relay route to a job's node ingress; undefined: the HTTP server serves the request. */
   const relayTo = (r: Resolved, client: Socket): RelayRoute<RelayedExchange> | undefined => {
     const { target, url } = r;
     if (target.kind !== 'job' || !url) return undefined;
+    const last = routes.get(client);
+    if (last?.key === url.href) return last;
+    const route = routeTo(url, client);
+    routes.set(client, route);
+    return route;
+  };
+
+  const routeTo = (url: URL, client: Socket): RelayRoute<RelayedExchange> => {
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     return {
       key: url.href,
-      connect: () => (url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup })),
+      connect: (onread) =>
+        url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread }),
       forward: (head, raw) => {
         const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => valueOf(head, name), trusted);
         const sent = valueOf(head, 'x-request-id');

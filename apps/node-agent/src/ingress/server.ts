@@ -1,5 +1,5 @@
 import type http from 'node:http';
-import net, { type Socket } from 'node:net';
+import net, { type OnReadOpts, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import type { Executor } from '../executor/executor';
@@ -46,6 +46,8 @@ interface Exchange {
 /** Dropped from a relayed request as `forward` drops them: internal credentials. */
 const dropFromRequest = (name: string): boolean => name.startsWith(INTERNAL_HEADER_PREFIX);
 const dropFromAnswer = (name: string): boolean => name === 'x-request-id';
+/** Dropped from a relayed request: internal credentials, and the forwarded-for chain (sent again with the caller appended). */
+const dropFromRelayed = (name: string): boolean => dropFromRequest(name) || name === 'x-forwarded-for';
 
 /**
  * Streams requests to containers (no buffering either way) over keep-alive
@@ -93,6 +95,9 @@ export function createIngress(opts: IngressOptions): Ingress {
     return opts.executor.ingressTarget(host.job, host.rest);
   };
 
+  /** Each client connection's route to the endpoint it last reached: made again only when the endpoint differs (no closures per request). */
+  const routes = new WeakMap<Socket, RelayRoute<Exchange> & { job: string }>();
+
   /** A ready endpoint's container, as a relay route; undefined: `handle` serves the request (node API, pages). */
   const relayRoute = (head: Head, client: Socket): RelayRoute<Exchange> | undefined => {
     const forwardedHost = valueOf(head, 'x-forwarded-host');
@@ -100,21 +105,26 @@ export function createIngress(opts: IngressOptions): Ingress {
     if (host.kind !== 'job') return undefined;
     const target = opts.executor.ingressTarget(host.job, host.rest);
     if (target.kind !== 'proxy') return undefined;
-    return {
-      key: `${target.host}:${target.port}`,
-      connect: () => net.connect(target.port, target.host),
-      forward: (h, raw) => {
+    const key = `${target.host}:${target.port}`;
+    const last = routes.get(client);
+    if (last?.key === key && last.job === target.job) return last;
+    const remote = client.remoteAddress ?? '';
+    const route = {
+      key,
+      job: target.job,
+      connect: (onread: OnReadOpts | undefined) => net.connect({ port: target.port, host: target.host, onread }),
+      forward: (h: Head, raw: Buffer) => {
         // As `forward` does for a hop behind the edge: the caller's address appended, the edge's host and scheme kept.
         const prior = valueOf(h, 'x-forwarded-for');
-        const remote = client.remoteAddress ?? '';
         let extra = '';
         if (valueOf(h, 'x-forwarded-host') === undefined) extra += `x-forwarded-host: ${valueOf(h, 'host') ?? ''}\r\n`;
         if (valueOf(h, 'x-forwarded-proto') === undefined) extra += 'x-forwarded-proto: http\r\n';
-        const drop = (name: string) => dropFromRequest(name) || name === 'x-forwarded-for';
-        const bytes = rewriteHead(h, raw, drop, `x-forwarded-for: ${prior ? `${prior}, ${remote}` : remote}\r\n${extra}`);
+        const bytes = rewriteHead(h, raw, dropFromRelayed, `x-forwarded-for: ${prior ? `${prior}, ${remote}` : remote}\r\n${extra}`);
         return { bytes, exchange: { job: target.job, requestId: valueOf(h, 'x-request-id') } };
       },
     };
+    routes.set(client, route);
+    return route;
   };
 
   return {

@@ -1,13 +1,20 @@
 import type http from 'node:http';
-import type { Socket } from 'node:net';
+import type { OnReadOpts, Socket } from 'node:net';
 import { clientErrorReply } from '../client-error';
 import { Framer, FramingError, listOf, requestFraming, responseFraming, type Framing, type Head } from './framing';
 
 /** Where a request goes: requests whose routes share a key share the upstream connection. */
 export interface RelayRoute<T> {
   key: string;
-  /** A new connection to the upstream (connected or connecting). */
-  connect(): Socket;
+  /**
+   * A new connection to the upstream (connected or connecting). A plain TCP
+   * socket should be made with `onread` (`net.connect({ ..., onread })`): the
+   * relay then reads answers into a buffer of its own, reused from read to
+   * read, rather than through the stream layer (ADR 0087). Other sockets
+   * (TLS), and every upstream of a TLS client (`onread` undefined), are read
+   * through their 'data' events.
+   */
+  connect(onread: OnReadOpts | undefined): Socket;
   /** The request's head as the upstream gets it, and what the relay keeps about the exchange until its answer ends. */
   forward(head: Head, raw: Buffer): { bytes: Buffer; exchange: T };
 }
@@ -32,6 +39,9 @@ export interface RelayOptions<T> {
   /** An upstream silent this long while an answer is awaited or under way is given up on; 0: no limit. Event streams are not limited. */
   timeoutMs: number;
 }
+
+/** Bytes a relayed upstream connection reads at most at once into its reused buffer (a TLS record's worth). */
+export const READ_BUFFER_BYTES = 16 * 1024;
 
 interface Pending<T> {
   method: string;
@@ -169,7 +179,10 @@ class Relay<T> {
     this.dropUpstream();
     if (!route) return this.handOver();
     this.connecting = true;
-    const upstream = route.connect();
+    const reader = this.reader();
+    // A write to a TLS client completes after the read that made it, so each read would need a buffer of its own: a
+    // 16 KiB one per read costs more (in garbage collection) than the stream layer's, sized to what was read.
+    const upstream = route.connect('encrypted' in this.client ? undefined : reader.onread);
     const failed = (): void => {
       if (!this.connecting) return;
       this.connecting = false;
@@ -185,29 +198,65 @@ class Relay<T> {
       upstream.off('close', failed);
       this.connecting = false;
       if (this.gone) return void upstream.destroy();
-      this.attach(upstream, route.key);
+      this.attach(upstream, route.key, reader);
       this.decided = route;
       this.goOn();
     });
   }
 
-  private attach(upstream: Socket, key: string): void {
+  /**
+   * Reads an upstream socket made with `onread` into a buffer reused from
+   * read to read. The bytes of a read are framed and written to the client
+   * before the next read; a buffer something may still hold when the read is
+   * done (an unfinished head or line in the framer, a write to the client not
+   * yet flushed) is left to them, and the next read gets a new one.
+   */
+  private reader(): { onread: OnReadOpts; framer(answers: Framer): void } {
+    // Made when the socket first asks for it: a socket made without `onread` never does.
+    let buffer: Buffer | undefined;
+    let kept = false;
+    let answers: Framer | undefined;
+    return {
+      onread: {
+        buffer: () => {
+          if (kept || !buffer) {
+            kept = false;
+            buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES);
+          }
+          return buffer;
+        },
+        callback: (bytes, buf) => {
+          if (!answers) return true;
+          this.fromUpstream(answers, (buf as Buffer).subarray(0, bytes));
+          kept = answers.buffered > 0 || this.client.writableLength > 0;
+          return true;
+        },
+      },
+      framer: (framer) => (answers = framer),
+    };
+  }
+
+  private fromUpstream(answers: Framer, chunk: Buffer): void {
+    const { client } = this;
+    client.cork();
+    try {
+      answers.push(chunk);
+    } catch {
+      this.destroy();
+    } finally {
+      client.uncork();
+    }
+  }
+
+  private attach(upstream: Socket, key: string, reader: { framer(answers: Framer): void }): void {
     this.upstream = upstream;
     this.upstreamKey = key;
     upstream.setNoDelay(true);
     if (this.opts.timeoutMs > 0) upstream.setTimeout(this.opts.timeoutMs);
     const answers = new Framer(false, { head: (head, raw) => this.onAnswer(head, raw), data: (b) => this.toClient(b), end: () => this.onAnswerEnd() });
-    upstream.on('data', (chunk: Buffer) => {
-      const { client } = this;
-      client.cork();
-      try {
-        answers.push(chunk);
-      } catch {
-        this.destroy();
-      } finally {
-        client.uncork();
-      }
-    });
+    reader.framer(answers);
+    // Sockets made without `onread` (TLS) deliver their bytes as 'data' events.
+    upstream.on('data', (chunk: Buffer) => this.fromUpstream(answers, chunk));
     upstream.on('drain', () => this.flow());
     upstream.on('timeout', () => {
       if (this.pending.length > 0 && !this.answerIsStream) this.destroy();

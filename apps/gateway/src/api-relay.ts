@@ -235,7 +235,10 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
       // Signed node calls (claims, heartbeats, syncs) are most of the traffic: their successes at debug.
       const level = status < 400 && x.node ? 'debug' : 'info';
       if (logger.isLevelEnabled(level))
-        logger[level]({ requestId: x.requestId, traceId: traceIdOf(x.traceparent), method: x.method, path: x.path, status, ms: Math.round(ms * 100) / 100, relayed: true }, 'request');
+        logger[level](
+          { requestId: x.requestId, traceId: traceIdOf(x.traceparent), method: x.method, path: x.path, status, ms: Math.round(ms * 100) / 100, relayed: true },
+          'request',
+        );
     },
     idleMs: server.keepAliveTimeout,
     headMs: server.headersTimeout,

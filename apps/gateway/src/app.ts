@@ -4,7 +4,18 @@ import type { Logger } from 'pino';
 import type { Redis } from 'ioredis';
 import { routeTableFrom } from '@ocg/api-spec';
 import { BlockList } from 'node:net';
-import { guardUpgradeSocket, isSaneRequestId, openCallContext, refuseUpgrade, TRACEPARENT_HEADER, UNMATCHED_ROUTE, withCallContext, type Metrics, type RelaySet, type Tracing } from '@ocg/http';
+import {
+  guardUpgradeSocket,
+  isSaneRequestId,
+  openCallContext,
+  refuseUpgrade,
+  TRACEPARENT_HEADER,
+  UNMATCHED_ROUTE,
+  withCallContext,
+  type Metrics,
+  type RelaySet,
+  type Tracing,
+} from '@ocg/http';
 import { pingRedis } from '@ocg/redis';
 import { createUpstreams, proxyRequest } from './proxy';
 import { sendError, sendJson } from './respond';

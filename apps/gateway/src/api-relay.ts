@@ -133,14 +133,14 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const idleMs = opts.idleMs ?? UPSTREAM_IDLE_MS;
 
   /** The service went silent: an answer not begun is answered 504 (the connection kept), one under way is cut. */
-  const stalled = (connection: ApiConnection, upstream: Socket): void => {
+  const stalled = (connection: ApiConnection, upstream: Socket, inject: (bytes: Buffer) => void): void => {
     const first = connection.inFlight[0];
     if (!first || first.stream) return;
     if (first.answered) return void upstream.destroy();
     first.timedOut = true;
     const name = first.service;
     // The relay reads the reply as the service's own answer: framed, rewritten, done; the late answer, if any, never comes.
-    upstream.emit('data', timeoutReply(first, `${name} did not answer within ${opts.timeoutMs} ms`, server.keepAliveTimeout));
+    inject(timeoutReply(first, `${name} did not answer within ${opts.timeoutMs} ms`, server.keepAliveTimeout));
     upstream.destroy();
   };
 
@@ -151,11 +151,11 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     const { client } = connection;
     return {
       key: upstream.name,
-      connect: () => {
+      connect: (_onread, inject) => {
         const socket = url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined }) : net.connect({ host, port });
         // Idle, closed; with an answer awaited or under way, timed as `forward` times it (`forward` below and `done` switch the two).
         socket.setTimeout(idleMs);
-        socket.on('timeout', () => (connection.inFlight.length === 0 ? socket.destroy() : stalled(connection, socket)));
+        socket.on('timeout', () => (connection.inFlight.length === 0 ? socket.destroy() : stalled(connection, socket, inject)));
         connection.upstream = socket;
         return socket;
       },

@@ -12,9 +12,11 @@ export interface RelayRoute<T> {
    * relay then reads answers into a buffer of its own, reused from read to
    * read, rather than through the stream layer (ADR 0087). Other sockets
    * (TLS), and every upstream of a TLS client (`onread` undefined), are read
-   * through their 'data' events.
+   * through their 'data' events. `inject` hands the relay bytes as if this
+   * upstream had sent them (an answer the route makes itself, such as a
+   * timeout's), while it is the client's upstream.
    */
-  connect(onread: OnReadOpts | undefined): Socket;
+  connect(onread: OnReadOpts | undefined, inject: (bytes: Buffer) => void): Socket;
   /** The request's head as the upstream gets it, and what the relay keeps about the exchange until its answer ends. */
   forward(head: Head, raw: Buffer): { bytes: Buffer; exchange: T };
 }
@@ -182,7 +184,9 @@ class Relay<T> {
     const reader = this.reader();
     // A write to a TLS client completes after the read that made it, so each read would need a buffer of its own: a
     // 16 KiB one per read costs more (in garbage collection) than the stream layer's, sized to what was read.
-    const upstream = route.connect('encrypted' in this.client ? undefined : reader.onread);
+    const upstream = route.connect('encrypted' in this.client ? undefined : reader.onread, (bytes) => {
+      if (this.upstream === upstream) reader.inject(bytes);
+    });
     const failed = (): void => {
       if (!this.connecting) return;
       this.connecting = false;
@@ -211,7 +215,7 @@ class Relay<T> {
    * done (an unfinished head or line in the framer, a write to the client not
    * yet flushed) is left to them, and the next read gets a new one.
    */
-  private reader(): { onread: OnReadOpts; framer(answers: Framer): void } {
+  private reader(): { onread: OnReadOpts; framer(answers: Framer): void; inject(bytes: Buffer): void } {
     // Made when the socket first asks for it: a socket made without `onread` never does.
     let buffer: Buffer | undefined;
     let kept = false;
@@ -233,6 +237,9 @@ class Relay<T> {
         },
       },
       framer: (framer) => (answers = framer),
+      inject: (bytes) => {
+        if (answers) this.fromUpstream(answers, bytes);
+      },
     };
   }
 

@@ -44,6 +44,12 @@ export interface ApiRelayOptions {
   /** A service connection idle this long is closed; default UPSTREAM_IDLE_MS. */
   idleMs?: number;
   /**
+   * Relayed connections open to one service at most (UPSTREAM_MAX_SOCKETS,
+   * as the HTTP server's pools): a client connection that would open one
+   * more is served by the HTTP server, whose pool queues its requests.
+   */
+  maxSockets: number;
+  /**
    * The gateway has CORS origins: a request with an `Origin` goes to the HTTP
    * server (`cors.ts`); every relayed answer varies by `Origin` and loses the
    * service's own CORS headers, as there.
@@ -110,6 +116,8 @@ class ApiConnection {
   template = '';
   /** The service connection the exchanges in flight are on (the relay switches only between answers). */
   upstream: Socket | undefined;
+  /** The service `upstream` is a connection to. */
+  upstreamService: string | undefined;
   readonly routes = new Map<string, RelayRoute<ApiExchange>>();
   constructor(readonly client: Socket) {}
 }
@@ -131,6 +139,8 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const { logger, metrics, routes, trusted } = opts;
   const connections = new WeakMap<Socket, ApiConnection>();
   const idleMs = opts.idleMs ?? UPSTREAM_IDLE_MS;
+  /** Relayed connections open (or opening) to each service. */
+  const open = new Map<string, number>();
 
   /** The service went silent: an answer not begun is answered 504 (the connection kept), one under way is cut. */
   const stalled = (connection: ApiConnection, upstream: Socket, inject: (bytes: Buffer) => void): void => {
@@ -156,7 +166,14 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
         // Idle, closed; with an answer awaited or under way, timed as `forward` times it (`forward` below and `done` switch the two).
         socket.setTimeout(idleMs);
         socket.on('timeout', () => (connection.inFlight.length === 0 ? socket.destroy() : stalled(connection, socket, inject)));
+        open.set(upstream.name, (open.get(upstream.name) ?? 0) + 1);
+        socket.once('close', () => {
+          const left = (open.get(upstream.name) ?? 1) - 1;
+          if (left > 0) open.set(upstream.name, left);
+          else open.delete(upstream.name);
+        });
         connection.upstream = socket;
+        connection.upstreamService = upstream.name;
         return socket;
       },
       forward: (head, raw) => {
@@ -207,6 +224,9 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     if (!upstream) return undefined;
     let connection = connections.get(client);
     if (!connection) connections.set(client, (connection = new ApiConnection(client)));
+    // A new connection to a service already at its limit: the HTTP server's pool queues the request instead.
+    const current = connection.upstream !== undefined && !connection.upstream.destroyed && connection.upstreamService === upstream.name;
+    if (!current && (open.get(upstream.name) ?? 0) >= opts.maxSockets) return undefined;
     connection.template = operation.template;
     let r = connection.routes.get(upstream.name);
     if (!r) connection.routes.set(upstream.name, (r = routeFor(connection, upstream)));

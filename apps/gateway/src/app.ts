@@ -36,6 +36,7 @@ export interface GatewayOptions {
   document: { paths?: Record<string, Record<string, unknown>> };
   upstreams: Record<string, string>;
   upstreamTimeoutMs: number;
+  /** Connections to each service, pooled and relayed alike (UPSTREAM_MAX_SOCKETS). */
   upstreamMaxSockets?: number;
   /** Job and node hosts (`<label>.<node domain>`); without it every host is the API. */
   ingress?: Ingress;
@@ -67,6 +68,7 @@ export interface Gateway {
 
 /** The gateway's own paths, each its own route label; what else it serves itself is the docs. */
 const OWN_ROUTES = new Set(['/healthz', '/readyz', '/openapi.json']);
+const DEFAULT_UPSTREAM_MAX_SOCKETS = 256;
 
 /** Takes the caller's request id when it is a sane token, else makes one. */
 function requestIdFor(req: http.IncomingMessage): string {
@@ -76,7 +78,7 @@ function requestIdFor(req: http.IncomingMessage): string {
 
 export function createGateway(opts: GatewayOptions): Gateway {
   const routes = routeTableFrom(opts.document);
-  const upstreams = createUpstreams(opts.upstreams, opts.upstreamMaxSockets ?? 256);
+  const upstreams = createUpstreams(opts.upstreams, opts.upstreamMaxSockets ?? DEFAULT_UPSTREAM_MAX_SOCKETS);
   for (const route of routes.entries) {
     if (!upstreams.has(route.service)) throw new Error(`no base URL configured for service "${route.service}" (${route.method} ${route.template})`);
   }
@@ -210,6 +212,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         pages: opts.pages,
         secure,
         idleMs: opts.upstreamIdleMs,
+        maxSockets: opts.upstreamMaxSockets ?? DEFAULT_UPSTREAM_MAX_SOCKETS,
         cors: cors !== undefined,
       }),
     close: () => {

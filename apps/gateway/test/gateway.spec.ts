@@ -266,6 +266,46 @@ describe('gateway routing relayed over TLS', () => {
   });
 });
 
+describe('gateway relaying to a service at its connection limit', () => {
+  it('serves the clients beyond UPSTREAM_MAX_SOCKETS relayed connections through the HTTP server and its pool', async () => {
+    const service = await listen(echoService('a'), { host: '127.0.0.1', port: 0 });
+    const accepted: net.Socket[] = [];
+    service.server.on('connection', (socket: net.Socket) => accepted.push(socket));
+    const redis = new Redis((await testRedis()).url);
+    const logs = captureLogs();
+    const gateway = createGateway({
+      logger: createLogger({ service: 'gateway', destination: logs.stream }),
+      redis,
+      document,
+      upstreams: { a: service.url, b: service.url, down: service.url },
+      upstreamTimeoutMs: 1000,
+      upstreamMaxSockets: 2,
+    });
+    const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
+    const relays = gateway.relayApi(server.server, false);
+    // Six clients of a connection each, every connection kept open: without the limit, six relayed service connections.
+    const clients = Array.from({ length: 6 }, () => new Agent({ connections: 1 }));
+    try {
+      for (const [i, agent] of clients.entries()) {
+        const res = await globalThis.fetch(`${server.url}/alpha`, { dispatcher: agent, headers: { 'x-request-id': `limit-${i}` } } as RequestInit);
+        expect(res.status).toBe(200);
+        await res.arrayBuffer();
+      }
+      const answered = logs.lines().filter((l: any) => l.requestId?.startsWith('limit-'));
+      expect(answered).toHaveLength(6);
+      expect(answered.filter((l: any) => l.relayed === true)).toHaveLength(2);
+      expect(accepted.filter((socket) => !socket.destroyed).length).toBeLessThanOrEqual(4); // two relayed, at most two pooled
+    } finally {
+      await Promise.all(clients.map((agent) => agent.close()));
+      await relays.close(1000);
+      await server.close();
+      gateway.close();
+      await service.close();
+      redis.disconnect();
+    }
+  });
+});
+
 describe('gateway documents', () => {
   let server: RunningServer;
   let gateway: Gateway;

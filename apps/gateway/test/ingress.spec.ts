@@ -59,7 +59,7 @@ function get(base: string, host: string, path = '/'): Promise<{ status: number; 
 }
 
 /** A gateway with an ingress whose routes come from `controlPlane` at `cpUrl` (silent logs). */
-function gatewayOf(cpUrl: string, redis: Redis, cache: { cacheMs: number; negativeMs?: number }): { gateway: Gateway; ingress: Ingress; logger: Logger } {
+function gatewayOf(cpUrl: string, redis: Redis, cache: { cacheMs: number; negativeMs?: number }, maxConnections?: number): { gateway: Gateway; ingress: Ingress; logger: Logger } {
   const logger = createLogger({ service: 'gateway', level: 'silent' });
   const ingress = createIngress({
     nodeDomain: 'nodes.example.test',
@@ -67,6 +67,7 @@ function gatewayOf(cpUrl: string, redis: Redis, cache: { cacheMs: number; negati
     logger,
     policy: createAddressPolicy({ allowPrivate: true }),
     resolver: new IngressResolver({ deploymentManagerUrl: cpUrl, hostManagerUrl: cpUrl, internalToken: TOKEN, ...cache }),
+    maxConnections,
   });
   return { gateway: createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress }), ingress, logger };
 }
@@ -197,6 +198,37 @@ describe.each([
   it('leaves API hosts to the API routes', async () => {
     const res = await get(server.url, '127.0.0.1', '/healthz');
     expect(res.status).toBe(200);
+  });
+});
+
+describe('gateway ingress relaying to a node ingress at its connection limit', () => {
+  it('serves the clients beyond the limit of relayed connections through the HTTP server and its pool', async () => {
+    const jobs = new Map([[JOB, { job: JOB, status: 'RUNNING', node: NODE as string | null }]]);
+    const nodes = new Map<string, string>();
+    const cp = await listen(controlPlane(jobs, nodes), { host: '127.0.0.1', port: 0 });
+    const node = await listen(nodeIngress(), { host: '127.0.0.1', port: 0 });
+    const accepted: Array<{ destroyed: boolean }> = [];
+    node.server.on('connection', (socket) => accepted.push(socket));
+    const redis = new Redis((await testRedis()).url);
+    const { gateway, ingress, logger } = gatewayOf(cp.url, redis, { cacheMs: 60_000 }, 2);
+    const server = await listen(gateway.handle, { host: '127.0.0.1', port: 0 });
+    const relays = relayIngress(server.server, { ingress, logger, timeoutMs: 5000, secure: false });
+    nodes.set(NODE, node.url);
+    // Six clients of a connection each, kept open: without the limit, six relayed connections to the node.
+    const pools = Array.from({ length: 6 }, () => new Pool(server.url, { connections: 1 }));
+    try {
+      for (const pool of pools) {
+        const res = await pool.request({ path: '/', method: 'GET', headers: { host: `${JOB.toLowerCase()}-8080.nodes.example.test` } });
+        expect(res.statusCode).toBe(200);
+        await res.body.text();
+      }
+      expect(accepted.filter((socket) => !socket.destroyed).length).toBeLessThanOrEqual(4); // two relayed, at most two pooled
+    } finally {
+      await Promise.all(pools.map((pool) => pool.close()));
+      await Promise.all([relays.close(1000), server.close(), cp.close(), node.close()]);
+      gateway.close();
+      redis.disconnect();
+    }
   });
 });
 

@@ -53,6 +53,13 @@ export interface IngressOptions {
   trustedProxies?: BlockList;
   /** Per client address: lookups of hosts the gateway does not know yet. */
   lookupLimit?: RateLimiter;
+  /**
+   * Connections to one node ingress at most, for each way there: the pool's
+   * and the relay's (a client connection that would open one more relayed
+   * connection is served by the HTTP server, whose pool queues its
+   * requests). Default 512.
+   */
+  maxConnections?: number;
 }
 
 export interface Ingress {
@@ -101,8 +108,9 @@ export function createIngress(opts: IngressOptions): Ingress {
   const lookup = guardedLookup(policy);
   const ca = opts.ca ? [...rootCertificates, opts.ca] : undefined;
   // Plain requests: undici's keep-alive pools, one per node ingress. WebSockets: node's agents (http-proxy's, see createWsProxy).
-  const dispatcher = upstreamAgent({ connections: 512, lookup, ca });
-  const common = { keepAlive: true, maxSockets: 512, scheduling: 'lifo' as const, lookup };
+  const maxConnections = opts.maxConnections ?? 512;
+  const dispatcher = upstreamAgent({ connections: maxConnections, lookup, ca });
+  const common = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const, lookup };
   const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca }) };
   const wsProxy = createWsProxy();
   const trusted = opts.trustedProxies ?? new BlockList();
@@ -175,12 +183,19 @@ export function createIngress(opts: IngressOptions): Ingress {
 
   /** Each client connection's route to the node ingress it last reached: made again only for another (no closures per request). */
   const routes = new WeakMap<Socket, RelayRoute<RelayedExchange>>();
+  /** Each client connection's relayed connection to a node ingress, and how many are open to each. */
+  const upstreamOf = new WeakMap<Socket, Socket>();
+  const open = new Map<string, number>();
 
   /** A relay route to a job's node ingress; undefined: the HTTP server serves the request. */
   const relayTo = (r: Resolved, client: Socket): RelayRoute<RelayedExchange> | undefined => {
     const { target, url } = r;
     if (target.kind !== 'job' || !url) return undefined;
     const last = routes.get(client);
+    const upstream = upstreamOf.get(client);
+    const current = last?.key === url.href && upstream !== undefined && !upstream.destroyed;
+    // A new connection to a node ingress already at its limit: the HTTP server's pool queues the request instead.
+    if (!current && (open.get(url.href) ?? 0) >= maxConnections) return undefined;
     if (last?.key === url.href) return last;
     const route = routeTo(url, client);
     routes.set(client, route);
@@ -192,8 +207,18 @@ export function createIngress(opts: IngressOptions): Ingress {
     const host = url.hostname.replace(/^\[|\]$/g, '');
     return {
       key: url.href,
-      connect: (onread) =>
-        url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread }),
+      connect: (onread) => {
+        const socket =
+          url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread });
+        upstreamOf.set(client, socket);
+        open.set(url.href, (open.get(url.href) ?? 0) + 1);
+        socket.once('close', () => {
+          const left = (open.get(url.href) ?? 1) - 1;
+          if (left > 0) open.set(url.href, left);
+          else open.delete(url.href);
+        });
+        return socket;
+      },
       forward: (head, raw) => {
         const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => valueOf(head, name), trusted);
         const sent = valueOf(head, 'x-request-id');

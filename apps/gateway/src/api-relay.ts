@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import net, { type BlockList, type Socket } from 'node:net';
 import tls from 'node:tls';
@@ -8,12 +7,7 @@ import type { ErrorBody } from '@ocg/contracts';
 import {
   FORWARDING_CLAIMS,
   INTERNAL_HEADER_PREFIX,
-  formatTraceparent,
-  isSaneRequestId,
   listOf,
-  newTraceparent,
-  parseTraceparent,
-  parseTracestate,
   relayConnections,
   rewriteHead,
   tlsServername,
@@ -24,7 +18,7 @@ import {
   type RelaySet,
 } from '@ocg/http';
 import { mergeVary } from './cors';
-import { forwardedFrom } from './forwarded';
+import { edgeHeaders, OpenConnections } from './forwarded';
 import type { Ingress } from './ingress';
 import type { Pages } from './pages';
 import type { Upstream } from './proxy';
@@ -140,7 +134,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
   const connections = new WeakMap<Socket, ApiConnection>();
   const idleMs = opts.idleMs ?? UPSTREAM_IDLE_MS;
   /** Relayed connections open (or opening) to each service. */
-  const open = new Map<string, number>();
+  const open = new OpenConnections();
 
   /** The service went silent: an answer not begun is answered 504 (the connection kept), one under way is cut. */
   const stalled = (connection: ApiConnection, upstream: Socket, inject: (bytes: Buffer) => void): void => {
@@ -166,26 +160,14 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
         // Idle, closed; with an answer awaited or under way, timed as `forward` times it (`forward` below and `done` switch the two).
         socket.setTimeout(idleMs);
         socket.on('timeout', () => (connection.inFlight.length === 0 ? socket.destroy() : stalled(connection, socket, inject)));
-        open.set(upstream.name, (open.get(upstream.name) ?? 0) + 1);
-        socket.once('close', () => {
-          const left = (open.get(upstream.name) ?? 1) - 1;
-          if (left > 0) open.set(upstream.name, left);
-          else open.delete(upstream.name);
-        });
+        open.add(upstream.name, socket);
         connection.upstream = socket;
         connection.upstreamService = upstream.name;
         return socket;
       },
       forward: (head, raw) => {
-        const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => joined(head, name), trusted);
-        const sent = joined(head, 'x-request-id');
-        const requestId = isSaneRequestId(sent) ? sent : randomUUID();
-        const parent = parseTraceparent(joined(head, 'traceparent'));
-        const traceparent = parent ? formatTraceparent(parent) : newTraceparent();
-        const tracestate = parent ? parseTracestate(joined(head, 'tracestate')) : undefined;
-        const extra =
-          `x-forwarded-for: ${forwarded.for}\r\nx-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
-          `x-request-id: ${requestId}\r\nhost: ${url.host}\r\ntraceparent: ${traceparent}\r\n${tracestate ? `tracestate: ${tracestate}\r\n` : ''}`;
+        const { requestId, traceparent, lines } = edgeHeaders(client, (name) => joined(head, name), trusted);
+        const extra = `${lines}host: ${url.host}\r\n`;
         const q = head.target.indexOf('?');
         const path = q === -1 ? head.target : head.target.slice(0, q);
         const exchange: ApiExchange = {
@@ -226,7 +208,7 @@ export function relayApi(server: http.Server, opts: ApiRelayOptions): RelaySet {
     if (!connection) connections.set(client, (connection = new ApiConnection(client)));
     // A new connection to a service already at its limit: the HTTP server's pool queues the request instead.
     const current = connection.upstream !== undefined && !connection.upstream.destroyed && connection.upstreamService === upstream.name;
-    if (!current && (open.get(upstream.name) ?? 0) >= opts.maxSockets) return undefined;
+    if (!current && open.count(upstream.name) >= opts.maxSockets) return undefined;
     connection.template = operation.template;
     let r = connection.routes.get(upstream.name);
     if (!r) connection.routes.set(upstream.name, (r = routeFor(connection, upstream)));

@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
-import net, { type BlockList } from 'node:net';
-import { inList, type Forwarded } from '@ocg/http';
+import net, { type BlockList, type Socket } from 'node:net';
+import { formatTraceparent, inList, isSaneRequestId, newTraceparent, parseTraceparent, parseTracestate, type Forwarded } from '@ocg/http';
 
 const bare = (address: string): string => address.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
@@ -47,3 +48,53 @@ export function forwardedFrom(remoteAddress: string | undefined, encrypted: bool
 }
 
 const firstOf = (header: string | string[] | undefined): string | undefined => (Array.isArray(header) ? header[0] : header);
+
+/** What the edge adds to a relayed request's head: the request id and trace context it stands for, and the header lines. */
+export interface EdgeHeaders {
+  requestId: string;
+  traceparent: string;
+  /** `x-forwarded-*`, `x-request-id`, `traceparent` and (with a caller's trace) `tracestate`, each `name: value\r\n`. */
+  lines: string;
+}
+
+/**
+ * The edge's header lines for a request relayed from `client` (ADRs 0084,
+ * 0086), as `forward` sets them: who the client is (`forwardedFrom`), the
+ * caller's request id when sane (else a new one), the caller's trace
+ * continued when well formed (else a new one). `header` reads the head.
+ */
+export function edgeHeaders(client: Socket, header: (name: string) => string | undefined, trusted: BlockList): EdgeHeaders {
+  const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, header, trusted);
+  const sent = header('x-request-id');
+  const requestId = isSaneRequestId(sent) ? sent : randomUUID();
+  const parent = parseTraceparent(header('traceparent'));
+  const traceparent = parent ? formatTraceparent(parent) : newTraceparent();
+  const tracestate = parent ? parseTracestate(header('tracestate')) : undefined;
+  const lines =
+    `x-forwarded-for: ${forwarded.for}\r\nx-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
+    `x-request-id: ${requestId}\r\ntraceparent: ${traceparent}\r\n${tracestate ? `tracestate: ${tracestate}\r\n` : ''}`;
+  return { requestId, traceparent, lines };
+}
+
+/**
+ * Relayed connections open to each upstream (a service, a node ingress), so
+ * a relay can leave a client connection that would open one more to the
+ * HTTP server's bounded pool.
+ */
+export class OpenConnections {
+  private readonly open = new Map<string, number>();
+
+  count(key: string): number {
+    return this.open.get(key) ?? 0;
+  }
+
+  /** Counts `socket` under `key` until it closes. */
+  add(key: string, socket: Socket): void {
+    this.open.set(key, this.count(key) + 1);
+    socket.once('close', () => {
+      const left = this.count(key) - 1;
+      if (left > 0) this.open.set(key, left);
+      else this.open.delete(key);
+    });
+  }
+}

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import https from 'node:https';
 import tls, { rootCertificates } from 'node:tls';
@@ -14,11 +13,6 @@ import {
   guardedLookup,
   guardUpgradeSocket,
   INTERNAL_HEADER_PREFIX,
-  formatTraceparent,
-  isSaneRequestId,
-  newTraceparent,
-  parseTraceparent,
-  parseTracestate,
   refuseUpgrade,
   rewriteHead,
   tlsServername,
@@ -31,7 +25,7 @@ import {
   type Head,
   type RelayRoute,
 } from '@ocg/http';
-import { forwardedFrom, forwardedOf } from '../forwarded';
+import { edgeHeaders, forwardedFrom, forwardedOf, OpenConnections } from '../forwarded';
 import type { RateLimiter } from '@ocg/redis';
 import { sendError } from '../respond';
 import { parseIngressHost, type IngressHost } from './host';
@@ -185,7 +179,7 @@ export function createIngress(opts: IngressOptions): Ingress {
   const routes = new WeakMap<Socket, RelayRoute<RelayedExchange>>();
   /** Each client connection's relayed connection to a node ingress, and how many are open to each. */
   const upstreamOf = new WeakMap<Socket, Socket>();
-  const open = new Map<string, number>();
+  const open = new OpenConnections();
 
   /** A relay route to a job's node ingress; undefined: the HTTP server serves the request. */
   const relayTo = (r: Resolved, client: Socket): RelayRoute<RelayedExchange> | undefined => {
@@ -195,7 +189,7 @@ export function createIngress(opts: IngressOptions): Ingress {
     const upstream = upstreamOf.get(client);
     const current = last?.key === url.href && upstream !== undefined && !upstream.destroyed;
     // A new connection to a node ingress already at its limit: the HTTP server's pool queues the request instead.
-    if (!current && (open.get(url.href) ?? 0) >= maxConnections) return undefined;
+    if (!current && open.count(url.href) >= maxConnections) return undefined;
     if (last?.key === url.href) return last;
     const route = routeTo(url, client);
     routes.set(client, route);
@@ -211,27 +205,14 @@ export function createIngress(opts: IngressOptions): Ingress {
         const socket =
           url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread });
         upstreamOf.set(client, socket);
-        open.set(url.href, (open.get(url.href) ?? 0) + 1);
-        socket.once('close', () => {
-          const left = (open.get(url.href) ?? 1) - 1;
-          if (left > 0) open.set(url.href, left);
-          else open.delete(url.href);
-        });
+        open.add(url.href, socket);
         return socket;
       },
       forward: (head, raw) => {
-        const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, (name) => valueOf(head, name), trusted);
-        const sent = valueOf(head, 'x-request-id');
-        const requestId = isSaneRequestId(sent) ? sent : randomUUID();
-        const parent = parseTraceparent(valueOf(head, 'traceparent'));
-        const traceparent = parent ? formatTraceparent(parent) : newTraceparent();
-        const tracestate = parent ? parseTracestate(valueOf(head, 'tracestate')) : undefined;
-        const extra =
-          `x-forwarded-for: ${forwarded.for}\r\nx-forwarded-host: ${forwarded.host}\r\nx-forwarded-proto: ${forwarded.proto}\r\n` +
-          `x-request-id: ${requestId}\r\ntraceparent: ${traceparent}\r\n${tracestate ? `tracestate: ${tracestate}\r\n` : ''}`;
+        const { requestId, traceparent, lines } = edgeHeaders(client, (name) => valueOf(head, name), trusted);
         const q = head.target.indexOf('?');
         return {
-          bytes: rewriteHead(head, raw, dropFromRequest, extra),
+          bytes: rewriteHead(head, raw, dropFromRequest, lines),
           exchange: { requestId, traceparent, method: head.method, path: q === -1 ? head.target : head.target.slice(0, q), started: process.hrtime.bigint() },
         };
       },

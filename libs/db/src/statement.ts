@@ -29,6 +29,10 @@ export async function poolRows<T>(ds: DataSource, statement: string | NamedState
   const pool = (ds.driver as unknown as { master?: Pool }).master;
   if (!pool) return (await ds.query(sql, params)) as T[]; // not connected: TypeORM's own error
   const client: PoolClient = await pool.connect();
+  // The pool listens for a connection's errors only while it is idle: one lost under the statement (a reset) would be thrown out of its socket's callback and end the process.
+  let lost: Error | undefined;
+  const onLost = (err: Error) => (lost ??= err);
+  client.on('error', onLost);
   ds.logger.logQuery(sql, params);
   const started = Date.now();
   try {
@@ -41,6 +45,8 @@ export async function poolRows<T>(ds: DataSource, statement: string | NamedState
     ds.logger.logQueryError(err as Error, sql, params);
     throw new QueryFailedError(sql, params, err as Error);
   } finally {
-    client.release();
+    client.off('error', onLost);
+    // A lost connection leaves the pool; a failed statement on a sound one does not.
+    client.release(lost);
   }
 }

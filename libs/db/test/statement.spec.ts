@@ -1,6 +1,7 @@
 /** poolRows: a statement standing alone, sent on the data source's pool without TypeORM's query runner (ADR 0080). */
+import net from 'node:net';
 import { QueryFailedError, type DataSource } from 'typeorm';
-import { testDatabase, type TestDatabase } from '@ocg/testing';
+import { testDatabase, waitFor, type TestDatabase } from '@ocg/testing';
 import { createDataSource, poolRows } from '../src';
 import { migration } from './migrations';
 
@@ -62,4 +63,49 @@ it('throws a failure as TypeORM did (QueryFailedError with the driver’s code),
 it('logs a statement slower than the data source’s bound', async () => {
   await poolRows(ds, 'SELECT pg_sleep(0.3)');
   expect(logged.some((l) => l.startsWith('warn') && /slow/i.test(l) && /pg_sleep/.test(l))).toBe(true);
+});
+
+describe.each([
+  ['the server ends it (fast shutdown: an error message, then the end)', 'terminate'],
+  ['it is reset (no message)', 'reset'],
+])('a connection lost under a statement: %s', (_what, how) => {
+  it('fails the statement, drops the connection from the pool and crashes nothing', async () => {
+    // A pool reaching Postgres through a relay of this test's, so the connection can be cut without a word.
+    const sockets: net.Socket[] = [];
+    const target = new URL(db.url);
+    const relay = net.createServer((client) => {
+      const upstream = net.connect(Number(target.port), target.hostname);
+      sockets.push(client);
+      client.pipe(upstream).pipe(client);
+      client.on('error', () => undefined);
+      upstream.on('error', () => client.destroy());
+    });
+    await new Promise<void>((r) => relay.listen(0, '127.0.0.1', r));
+    const via = new URL(db.url);
+    via.port = String((relay.address() as net.AddressInfo).port);
+    const cut = await createDataSource({ url: via.href, schema: 'svc', entities: [], migrations: [], poolSize: 1 });
+    // Without a listener on the checked-out connection, node-pg's 'error' event is thrown out of the socket's callback: the service dies.
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const [{ pid }] = await poolRows<{ pid: number }>(cut, 'SELECT pg_backend_pid() AS pid');
+      const sleeping = poolRows(cut, 'SELECT pg_sleep(5)').catch((e: unknown) => e);
+      await waitFor(async () => (await poolRows(ds, `SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND query LIKE 'SELECT pg_sleep%'`, [pid])).length === 1, {
+        what: 'the sleep to run',
+      });
+      if (how === 'terminate') await poolRows(ds, 'SELECT pg_terminate_backend($1)', [pid]);
+      else for (const s of sockets) s.resetAndDestroy();
+      expect(await sleeping).toBeInstanceOf(QueryFailedError);
+      await new Promise((r) => setTimeout(r, 100)); // a socket's end or error follows
+      expect(uncaught).toEqual([]);
+      // The next statement gets a new connection (another backend).
+      const [{ pid: next }] = await poolRows<{ pid: number }>(cut, 'SELECT pg_backend_pid() AS pid');
+      expect(next).not.toBe(pid);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await cut.destroy();
+      relay.close();
+    }
+  });
 });

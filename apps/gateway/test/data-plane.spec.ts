@@ -65,7 +65,8 @@ describe('the data plane without its control plane', () => {
 
   const postRunningJob = async (site: Site): Promise<string> => {
     const posted = await call(site.gatewayUrl, 'POST', '/jobs', { key: site.user.key, body: { market: site.user.market.name, definition: webJob(), durationSeconds: 900 } });
-    expect(posted.status).toBe(200);
+    if (posted.status !== 200)
+      throw new Error(`posting on the ${site.name} product answered ${posted.status} ${JSON.stringify(posted.body)}\n${site.cp.lines.slice(-30).join('\n')}`);
     const job = posted.body.address as string;
     let last = { status: 0, body: '' };
     await waitFor(async () => (last = await viaHost(site.gatewayUrl, `${job.toLowerCase()}.${NODE_DOMAIN}`)).status === 200, {

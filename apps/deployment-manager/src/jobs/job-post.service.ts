@@ -53,8 +53,14 @@ export class JobPostService {
     // A retry of a post that succeeded answers its job even if the market has changed since.
     const done = idempotencyKey === undefined ? undefined : await this.d.requests.earlier(caller.userId, idempotencyKey, requestHash(body));
     if (done && (await this.d.jobs.find(done))) return this.d.query.view(done);
-    await this.d.postLimit.enforce(caller.userId, `job posts from user ${caller.userId}`);
-    const priced = await withSpan('job.price', () => this.price(caller, body));
+    // The rate limit's round trip and the pricing (definition, market) at the same time; a post over the limit is refused for that first.
+    const [limited, pricing] = await Promise.allSettled([
+      this.d.postLimit.enforce(caller.userId, `job posts from user ${caller.userId}`),
+      withSpan('job.price', () => this.price(caller, body)),
+    ]);
+    if (limited.status === 'rejected') throw limited.reason;
+    if (pricing.status === 'rejected') throw pricing.reason;
+    const priced = pricing.value;
     const { address, fresh } = await this.reserve(caller, body, idempotencyKey);
     if (!fresh && (await this.d.jobs.find(address))) return this.d.query.view(address);
     let recorded: SummaryRow | undefined;

@@ -1,6 +1,6 @@
 /** The relay's message framing (ADR 0084): boundaries found wherever the stream is cut, bytes passed through unchanged. */
 import fc from 'fast-check';
-import { Framer, FramingError, parseHead, requestFraming, responseFraming, type Head } from '../src/relay/framing';
+import { Framer, FramingError, listOf, parseHead, requestFraming, responseFraming, valueOf, type Head } from '../src/relay/framing';
 
 interface Message {
   bytes: Buffer;
@@ -189,5 +189,213 @@ describe('Framer', () => {
     expect(responseFraming(head(200, ['transfer-encoding:gzip']), 'GET')).toEqual({ kind: 'close' });
     expect(responseFraming(head(200, ['content-length:7']), 'GET')).toEqual({ kind: 'length', bytes: 7 });
     expect(() => responseFraming(head(200, ['content-length:7', 'transfer-encoding:chunked']), 'GET')).toThrow('both');
+  });
+});
+
+/** The FramingError `parse` throws, as `message status`; 'ok' when it accepts. */
+function refusal(parse: () => unknown): string {
+  try {
+    parse();
+    return 'ok';
+  } catch (err) {
+    const e = err as FramingError;
+    return `${e.message} ${e.status}`;
+  }
+}
+
+const headOf = (lines: string[], request = true): Head => parseHead(lines.join('\r\n'), request);
+
+describe('the strict reading, case by case (what smuggling would need a lenient parser to accept)', () => {
+  it('refuses malformed request lines and header lines, and control characters in values', () => {
+    const request = (lines: string[]) => refusal(() => headOf(lines));
+    expect(request(['GET / HTTP/1.1', 'Host: a'])).toBe('ok');
+    for (const line of [' GET / HTTP/1.1', 'GET / HTTP/2', 'GET /', 'G(T / HTTP/1.1', 'G\xe9T / HTTP/1.1', 'GET /a\x7f HTTP/1.1', 'GET  HTTP/1.1', 'GET / HTTP/1.1 ']) {
+      expect([line, request([line])]).toEqual([line, 'malformed request line 400']);
+    }
+    for (const header of ['Host a', 'Host : a', ' Host: a', '\tHost: a', ': a', 'H\xe9st: a']) {
+      expect([header, request(['GET / HTTP/1.1', header])]).toEqual([header, 'malformed header line 400']);
+    }
+    for (const value of ['a\x01b', 'a\x7fb', '\x00', 'a\rb', 'a\nb']) {
+      expect([value, request(['GET / HTTP/1.1', `X: ${value}`])]).toEqual([value, 'malformed header value 400']);
+    }
+    // In an answer the same faults are the upstream's: 502.
+    expect(refusal(() => headOf(['HTTP/1.1 200 OK', 'X: a\x01'], false))).toBe('malformed header value 502');
+    expect(refusal(() => headOf(['HTTP/1.1 200 OK', 'X a'], false))).toBe('malformed header line 502');
+    for (const line of ['HTTP/1.1 20 OK', 'HTTP/2 200 OK', 'xHTTP/1.1 200 OK', 'HTTP/1.1 200 O\x01K', 'HTTP/1.1 2000']) {
+      expect([line, refusal(() => headOf([line], false))]).toEqual([line, 'malformed status line 502']);
+    }
+  });
+
+  it('reads a head as sent: methods and names as tokens, values trimmed of spaces and tabs only, tabs and obs-text kept inside', () => {
+    const head = headOf(['POST /p?q=1 HTTP/1.0', 'X-A: \t v \t', 'x-b:', 'X-C: a\tb\xe9', 'X-D:  '], true);
+    expect(head).toEqual({ method: 'POST', target: '/p?q=1', status: 0, minor: 0, names: ['x-a', 'x-b', 'x-c', 'x-d'], values: ['v', '', 'a\tb\xe9', ''] });
+    expect(headOf(['HTTP/1.0 404'], false)).toMatchObject({ status: 404, minor: 0, names: [] });
+    expect(headOf(['HTTP/1.1 200 All fine', 'A: b'], false)).toMatchObject({ status: 200, minor: 1, names: ['a'], values: ['b'] });
+  });
+
+  it('reads lists and first values as sent', () => {
+    const head = headOf(['GET / HTTP/1.1', 'Connection: keep-alive, , Upgrade', 'connection: TE', 'X: first', 'X: second']);
+    expect(listOf(head, 'connection')).toEqual(['keep-alive', 'upgrade', 'te']);
+    expect(listOf(head, 'missing')).toEqual([]);
+    expect(valueOf(head, 'x')).toBe('first');
+    expect(valueOf(head, 'missing')).toBeUndefined();
+  });
+
+  it('refuses a request body it could frame two ways, and bodies it cannot frame', () => {
+    const framing = (lines: string[]) => {
+      try {
+        return requestFraming(headOf(['POST / HTTP/1.1', ...lines]));
+      } catch (err) {
+        return `${(err as FramingError).message} ${(err as FramingError).status}`;
+      }
+    };
+    expect(framing([])).toEqual({ kind: 'none' });
+    expect(framing(['Content-Length: 0'])).toEqual({ kind: 'none' });
+    expect(framing(['Content-Length: 12', 'Content-Length: 12'])).toEqual({ kind: 'length', bytes: 12 });
+    expect(framing(['Content-Length: 12, 12'])).toEqual({ kind: 'length', bytes: 12 });
+    for (const length of ['12, 13', '+12', '-1', '1e3', '0x10', '1234567890123456', '', ',', '12,', '12 12']) {
+      expect([length, framing([`Content-Length: ${length}`])]).toEqual([length, 'invalid Content-Length 400']);
+    }
+    expect(framing(['Content-Length: 12', 'Content-Length: 13'])).toBe('invalid Content-Length 400');
+    expect(framing(['Transfer-Encoding: chunked'])).toEqual({ kind: 'chunked' });
+    expect(framing(['Transfer-Encoding: gzip, chunked'])).toEqual({ kind: 'chunked' });
+    expect(framing(['Transfer-Encoding: chunked', 'Content-Length: 5'])).toBe('both Content-Length and Transfer-Encoding 400');
+    for (const codings of ['gzip', 'chunked, gzip', 'chunked, chunked']) {
+      expect([codings, framing([`Transfer-Encoding: ${codings}`])]).toEqual([codings, 'unsupported Transfer-Encoding 501']);
+    }
+    expect(refusal(() => requestFraming(headOf(['POST / HTTP/1.0', 'Transfer-Encoding: chunked'])))).toBe('Transfer-Encoding in an HTTP/1.0 request 400');
+    expect(refusal(() => responseFraming(headOf(['HTTP/1.1 200 OK', 'Content-Length: 1, 2'], false), 'GET'))).toBe('invalid Content-Length 502');
+    expect(responseFraming(headOf(['HTTP/1.1 200 OK', 'Content-Length: 0'], false), 'GET')).toEqual({ kind: 'none' });
+  });
+});
+
+describe('the Framer, case by case', () => {
+  /** A request framer recording heads, pieces (as text) and ends; `head` may hold (answer undefined). */
+  function framer(request = true, hold?: (head: Head) => boolean) {
+    const events: string[] = [];
+    const f = new Framer(request, {
+      head: (head, raw) => {
+        if (hold?.(head)) return undefined;
+        events.push(`head ${head.method || head.status} ${head.target}`.trim());
+        return { bytes: raw, framing: request ? requestFraming(head) : responseFraming(head, 'GET') };
+      },
+      data: (b) => events.push(b.toString('latin1')),
+      end: () => events.push('end'),
+    });
+    return { f, events };
+  }
+
+  it('skips blank lines before a request line (RFC 9112 section 2.2), not before a status line', () => {
+    const { f, events } = framer();
+    f.push(Buffer.from('\r\n\r\nGET /a HTTP/1.1\r\n\r\n\r\nGET /b HTTP/1.1\r\n\r\n'));
+    expect(events).toEqual(['head GET /a', 'GET /a HTTP/1.1\r\n\r\n', 'end', 'head GET /b', 'GET /b HTTP/1.1\r\n\r\n', 'end']);
+    // A lone CR waits for the next bytes: it may start a blank line or nothing.
+    const one = framer();
+    one.f.push(Buffer.from('\r'));
+    expect(one.f.buffered).toBe(1);
+    one.f.push(Buffer.from('\nGET / HTTP/1.1\r\n\r\n'));
+    expect(one.events).toEqual(['head GET /', 'GET / HTTP/1.1\r\n\r\n', 'end']);
+    expect(refusal(() => framer(false).f.push(Buffer.from('\r\nHTTP/1.1 200 OK\r\n\r\n')))).toBe('malformed status line 502');
+  });
+
+  it('refuses a head over 16 KiB, whole or still arriving, and takes one of exactly 16 KiB', () => {
+    const line = (bytes: number) => `GET / HTTP/1.1\r\nX: ${'a'.repeat(bytes - 'GET / HTTP/1.1\r\nX: '.length)}`;
+    const exact = framer();
+    exact.f.push(Buffer.from(`${line(16 * 1024)}\r\n\r\n`));
+    expect(exact.events.slice(-1)).toEqual(['end']);
+    expect(refusal(() => framer().f.push(Buffer.from(`${line(16 * 1024 + 1)}\r\n\r\n`)))).toBe('head too large 431');
+    const arriving = framer();
+    arriving.f.push(Buffer.from(line(16 * 1024)));
+    expect(arriving.f.buffered).toBe(16 * 1024);
+    expect(refusal(() => arriving.f.push(Buffer.from('a')))).toBe('head too large 431');
+    // After a message, the limit counts from the next head, not from the start of the chunk.
+    const after = framer();
+    after.f.push(Buffer.from(`GET /first HTTP/1.1\r\n\r\n${line(16 * 1024)}`));
+    expect(after.f.buffered).toBe(16 * 1024);
+  });
+
+  it('refuses chunk framing that is not exactly RFC 9112: a chunk not ended by CRLF, a bad size line, a long one, a bad trailer', () => {
+    const chunked = (body: string) => refusal(() => framer().f.push(Buffer.from(`POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n${body}`)));
+    expect(chunked('3\r\nabc\r\n0\r\n\r\n')).toBe('ok');
+    expect(chunked('3 ; a=b\r\nabc\r\n0\r\nX-T: 1\r\n\r\n')).toBe('ok');
+    expect(chunked('3\r\nabcX\n0\r\n\r\n')).toBe('malformed chunk 400');
+    expect(chunked('3\r\nabc\rX0\r\n\r\n')).toBe('malformed chunk 400');
+    expect(chunked('3\r\nabc\nX0\r\n\r\n')).toBe('malformed chunk 400');
+    for (const size of ['x3', '3x', '', '-3', '0x3', '1234567890123', '3 a', ' 3']) {
+      expect([size, chunked(`${size}\r\n`)]).toEqual([size, 'malformed chunk size 400']);
+    }
+    expect(chunked(`${'0'.repeat(4 * 1024 + 1)}`)).toBe('chunk line too long 400');
+    expect(chunked(`${'0'.repeat(4 * 1024)}`)).toBe('ok');
+    expect(chunked(`0\r\n${'X-T: '.padEnd(16 * 1024 + 1, 'a')}`)).toBe('chunk line too long 400');
+    expect(chunked(`0\r\n${'X-T: '.padEnd(16 * 1024, 'a')}`)).toBe('ok');
+    for (const trailer of ['no colon', ': empty name', 'X-T: a\x01']) {
+      expect([trailer, chunked(`0\r\n${trailer}\r\n\r\n`)]).toEqual([trailer, 'malformed trailer 400']);
+    }
+  });
+
+  it('waits for a chunk end split across reads, and passes every piece and the end in order', () => {
+    const { f, events } = framer();
+    f.push(Buffer.from('POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r'));
+    expect(f.inMessage).toBe(true);
+    expect(f.buffered).toBe(1);
+    f.push(Buffer.from('\n0\r\n\r\n'));
+    expect(events.join('|')).toBe('head POST /|POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc|\r\n0\r\n\r\n|end');
+    expect(f.inMessage).toBe(false);
+  });
+
+  it('holds a head it is told to, tells so, and gives it back or goes on with it', () => {
+    let holding = true;
+    const { f, events } = framer(true, () => holding);
+    f.push(Buffer.from('GET /a HTTP/1.1\r\n\r\nGET /b'));
+    expect([f.held, f.inMessage, f.isRaw, f.buffered]).toEqual([true, false, false, 'GET /a HTTP/1.1\r\n\r\nGET /b'.length]);
+    f.push(Buffer.from(' HTTP/1.1\r\n\r\n'));
+    expect(events).toEqual([]);
+    holding = false;
+    f.resume();
+    expect(events).toEqual(['head GET /a', 'GET /a HTTP/1.1\r\n\r\n', 'end', 'head GET /b', 'GET /b HTTP/1.1\r\n\r\n', 'end']);
+    expect(f.held).toBe(false);
+    // Not holding: resume does nothing.
+    f.resume();
+    expect(events).toHaveLength(6);
+    holding = true;
+    f.push(Buffer.from('GET /c HTTP/1.1\r\n\r\n'));
+    expect(f.takeHeld().toString()).toBe('GET /c HTTP/1.1\r\n\r\n');
+    expect([f.held, f.buffered, f.takeHeld().length]).toEqual([false, 0, 0]);
+  });
+
+  it('passes everything on once raw, what was held first', () => {
+    const { f, events } = framer(true, () => true);
+    f.push(Buffer.from('GET / HTTP/1.1\r\nUpgrade: x\r\n\r\n\x00\x01'));
+    f.raw();
+    expect([f.isRaw, f.inMessage, f.held]).toEqual([true, true, false]);
+    f.push(Buffer.from('GET / HTTP/1.1\r\n\r\n'));
+    expect(events).toEqual(['GET / HTTP/1.1\r\nUpgrade: x\r\n\r\n\x00\x01', 'GET / HTTP/1.1\r\n\r\n']);
+    const empty = framer();
+    empty.f.raw();
+    expect(empty.events).toEqual([]);
+  });
+
+  it('passes an answer without a length until the close, and a body by its length across reads', () => {
+    const close = framer(false);
+    close.f.push(Buffer.from('HTTP/1.1 200 OK\r\n\r\nabc'));
+    close.f.push(Buffer.from('HTTP/1.1 200 OK\r\n\r\n'));
+    expect([close.f.isRaw, close.events]).toEqual([true, ['head 200', 'HTTP/1.1 200 OK\r\n\r\nabc', 'HTTP/1.1 200 OK\r\n\r\n']]);
+    const length = framer();
+    length.f.push(Buffer.from('POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab'));
+    expect([length.f.inMessage, length.f.isRaw]).toEqual([true, false]);
+    length.f.push(Buffer.from('cdeGET / HTTP/1.1\r\n\r\n'));
+    expect(length.events).toEqual(['head POST /', 'POST / HTTP/1.1\r\nContent-Length: 5\r\n\r\nab', 'cde', 'end', 'head GET /', 'GET / HTTP/1.1\r\n\r\n', 'end']);
+  });
+
+  it('joins a rewritten head to a body piece of up to 4 KiB, not to a larger one', () => {
+    for (const [size, pieces] of [
+      [4096, 1],
+      [4097, 2],
+    ] as const) {
+      const out: Buffer[] = [];
+      const f = new Framer(false, { head: (head) => ({ bytes: Buffer.from('H\r\n\r\n'), framing: responseFraming(head, 'GET') }), data: (b) => out.push(b), end: () => undefined });
+      f.push(Buffer.from(`HTTP/1.1 200 OK\r\nContent-Length: ${size}\r\n\r\n${'x'.repeat(size)}`));
+      expect([size, out.length, Buffer.concat(out).length]).toEqual([size, pieces, 5 + size]);
+    }
   });
 });

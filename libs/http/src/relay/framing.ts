@@ -135,8 +135,10 @@ export function valueOf(head: Head, name: string): string | undefined {
   return i === -1 ? undefined : head.values[i];
 }
 
+/** The body's length: every Content-Length item (a list or repeated lines) the same digits. An empty item is no length but a malformed one. */
 function lengthOf(head: Head, status: number): number | undefined {
-  const lengths = listOf(head, 'content-length');
+  const lengths: string[] = [];
+  for (let i = 0; i < head.names.length; i++) if (head.names[i] === 'content-length') for (const item of head.values[i].split(',')) lengths.push(item.trim());
   if (lengths.length === 0) return undefined;
   if (lengths.some((l) => l !== lengths[0]) || !/^\d{1,15}$/.test(lengths[0])) throw new FramingError('invalid Content-Length', status);
   return Number(lengths[0]);

@@ -5,6 +5,7 @@ export const MUTATED_PROJECTS = [
   { name: 'deployment-manager', root: 'apps/deployment-manager' },
   { name: 'gateway', root: 'apps/gateway' },
   { name: 'client-manager', root: 'apps/client-manager' },
+  { name: 'http', root: 'libs/http' },
 ] as const;
 
 export const THRESHOLD = 90;

@@ -118,12 +118,17 @@ export function parseHead(text: string, request: boolean): Head {
 
 /** Every value of a header, comma-separated lists split, lower-cased and trimmed. */
 export function listOf(head: Head, name: string): string[] {
+  return itemsOf(head, name, false);
+}
+
+/** A header's comma-separated items, trimmed; `exact`: as sent and empty ones kept (a malformed list stays visible), else lower-cased without empties. */
+function itemsOf(head: Head, name: string, exact: boolean): string[] {
   const out: string[] = [];
   for (let i = 0; i < head.names.length; i++) {
     if (head.names[i] !== name) continue;
     for (const part of head.values[i].split(',')) {
-      const item = part.trim().toLowerCase();
-      if (item) out.push(item);
+      const item = exact ? part.trim() : part.trim().toLowerCase();
+      if (item || exact) out.push(item);
     }
   }
   return out;
@@ -137,8 +142,7 @@ export function valueOf(head: Head, name: string): string | undefined {
 
 /** The body's length: every Content-Length item (a list or repeated lines) the same digits. An empty item is no length but a malformed one. */
 function lengthOf(head: Head, status: number): number | undefined {
-  const lengths: string[] = [];
-  for (let i = 0; i < head.names.length; i++) if (head.names[i] === 'content-length') for (const item of head.values[i].split(',')) lengths.push(item.trim());
+  const lengths = itemsOf(head, 'content-length', true);
   if (lengths.length === 0) return undefined;
   if (lengths.some((l) => l !== lengths[0]) || !/^\d{1,15}$/.test(lengths[0])) throw new FramingError('invalid Content-Length', status);
   return Number(lengths[0]);

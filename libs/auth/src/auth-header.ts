@@ -13,7 +13,7 @@
  * be rewritten into one that never expires.
  */
 import { decodeBase58Exact } from './base58';
-import { type WalletSigner, asSigner, signMessage, verifySignatureBytes } from './wallet';
+import { type WalletSigner, asSigner, signMessage, verifySignatureBytes, verifySignatureBytesAsync } from './wallet';
 
 export const AUTH_HEADER_MAX_AGE_SECONDS = 300;
 /** The first part of every node API message; no other use of a wallet signature starts with it by accident. */
@@ -116,6 +116,29 @@ function splitAuthHeader(header: string): { parsed: ParsedAuthHeader; signature:
 
 /** Checks a header against the signer's address; never throws on bad input. */
 export function verifyAuthHeader(header: string, address: string, opts: VerifyAuthHeaderOptions = {}): AuthHeaderCheck {
+  const read = readAuthHeader(header, opts);
+  if (!read.ok) return read;
+  return verifySignatureBytes(address, read.signedText, read.signature) ? read.check : BAD_SIGNATURE;
+}
+
+/**
+ * verifyAuthHeader with the signature checked in libuv's thread pool
+ * (verifySignatureBytesAsync): for servers, whose event loop should not
+ * spend a tenth of a millisecond on each signed request. The same answers.
+ */
+export async function verifyAuthHeaderAsync(header: string, address: string, opts: VerifyAuthHeaderOptions = {}): Promise<AuthHeaderCheck> {
+  const read = readAuthHeader(header, opts);
+  if (!read.ok) return read;
+  return (await verifySignatureBytesAsync(address, read.signedText, read.signature)) ? read.check : BAD_SIGNATURE;
+}
+
+const BAD_SIGNATURE: AuthHeaderCheck = { ok: false, reason: 'bad-signature' };
+
+/** Everything verifyAuthHeader checks before the signature: its shape, its message and its time; then what the signature must cover. */
+function readAuthHeader(
+  header: string,
+  opts: VerifyAuthHeaderOptions,
+): { ok: false; reason: AuthHeaderFailure } | { ok: true; signedText: string; signature: Buffer; check: AuthHeaderCheck } {
   const split = splitAuthHeader(header);
   if (split === undefined) return { ok: false, reason: 'malformed' };
   const { parsed } = split;
@@ -123,8 +146,8 @@ export function verifyAuthHeader(header: string, address: string, opts: VerifyAu
   // Cheap clock checks before the signature, so stale replays cost no crypto.
   const timeFailure = checkTime(parsed.timestamp, opts);
   if (timeFailure !== undefined) return { ok: false, reason: timeFailure };
-  if (!verifySignatureBytes(address, parsed.signedText, split.signature)) return { ok: false, reason: 'bad-signature' };
-  return parsed.timestamp === undefined ? { ok: true, message: parsed.message } : { ok: true, message: parsed.message, timestamp: parsed.timestamp };
+  const check: AuthHeaderCheck = parsed.timestamp === undefined ? { ok: true, message: parsed.message } : { ok: true, message: parsed.message, timestamp: parsed.timestamp };
+  return { ok: true, signedText: parsed.signedText, signature: split.signature, check };
 }
 
 function checkTime(timestamp: number | undefined, opts: VerifyAuthHeaderOptions): AuthHeaderFailure | undefined {

@@ -5,7 +5,20 @@
  */
 export { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, generateApiKey, isWellFormedApiKey } from './api-key';
 export { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from './secret-box';
-export { type Wallet, WalletSigner, createSigner, generateWallet, isAddress, signMessage, verifySignature, walletFromSeed } from './wallet';
+export {
+  SIGNATURE_CHECKS_WAITING_MAX,
+  SignatureChecks,
+  SignatureChecksBusyError,
+  type Wallet,
+  WalletSigner,
+  createSigner,
+  generateWallet,
+  isAddress,
+  signMessage,
+  verifySignature,
+  verifySignatureBytesAsync,
+  walletFromSeed,
+} from './wallet';
 export {
   AUTH_HEADER_CLOCK_SKEW_SECONDS,
   AUTH_HEADER_MAX_AGE_SECONDS,
@@ -20,6 +33,7 @@ export {
   parseAuthHeader,
   signForExternal,
   verifyAuthHeader,
+  verifyAuthHeaderAsync,
 } from './auth-header';
 export { isRandomId, randomId, safeEqual } from './ids';
 export * from './service';

@@ -1,4 +1,4 @@
-import { createAuthHeader, nodeApiMessage, parseAuthHeader, signForExternal, verifyAuthHeader } from '../src/auth-header';
+import { createAuthHeader, nodeApiMessage, parseAuthHeader, signForExternal, verifyAuthHeader, verifyAuthHeaderAsync, type VerifyAuthHeaderOptions } from '../src/auth-header';
 import { createSigner, generateWallet, verifySignature } from '../src/wallet';
 
 const now = 1_750_000_000_000;
@@ -169,5 +169,26 @@ describe('signed auth headers', () => {
     expect(() => signForExternal(signer, '', true, now)).toThrow('message to sign must be a non-empty string');
     expect(() => createAuthHeader(signer, ' lead', { now })).toThrow('auth header message must be non-empty visible ASCII');
     expect(() => createAuthHeader(signer, 'job', { now: 42 })).toThrow('timestamp must be Unix time in milliseconds (13 digits), got 42');
+  });
+
+  it('answers the same off the event loop (verifyAuthHeaderAsync) as on it, for every outcome', async () => {
+    const { signature } = createAuthHeader(signer, 'job:abc', { now });
+    const cases: Array<[string, string, VerifyAuthHeaderOptions, string]> = [
+      [header('job:abc'), wallet.address, { now }, 'ok'],
+      [createAuthHeader(signer, 'job:abc', { includeTime: false }).header, wallet.address, {}, 'ok'],
+      [`job:abd:${signature}:${now}`, wallet.address, { now }, 'bad-signature'],
+      [header('job:abc'), generateWallet().address, { now }, 'bad-signature'],
+      [header('job:abc'), 'not-an-address', { now }, 'bad-signature'],
+      ['garbage', wallet.address, { now }, 'malformed'],
+      [header('job:abc'), wallet.address, { now: now + 300_001 }, 'expired'],
+      [header('job:abc', now + 30_001), wallet.address, { now }, 'from-the-future'],
+      [createAuthHeader(signer, 'job:abc', { includeTime: false }).header, wallet.address, { requireTimestamp: true }, 'timestamp-required'],
+      [header('job:xyz'), wallet.address, { now, expectedMessage: 'job:abc' }, 'unexpected-message'],
+    ];
+    for (const [h, address, opts, outcome] of cases) {
+      const sync = verifyAuthHeader(h, address, opts);
+      expect(sync.ok ? 'ok' : sync.reason).toBe(outcome);
+      await expect(verifyAuthHeaderAsync(h, address, opts)).resolves.toEqual(sync);
+    }
   });
 });

@@ -1,9 +1,19 @@
-import { randomBytes } from 'node:crypto';
+import { createPublicKey, randomBytes } from 'node:crypto';
 import { inspect } from 'node:util';
 import * as ed from '@noble/ed25519';
 import { sha512 } from '@noble/hashes/sha2.js';
 import bs58 from 'bs58';
-import { createSigner, generateWallet, isAddress, signMessage, verifySignature, walletFromSeed } from '../src/wallet';
+import {
+  SignatureChecks,
+  SignatureChecksBusyError,
+  createSigner,
+  generateWallet,
+  isAddress,
+  signMessage,
+  verifySignature,
+  verifySignatureBytesAsync,
+  walletFromSeed,
+} from '../src/wallet';
 
 ed.hashes.sha512 = sha512;
 // Fewer cross-checks per mutant under Stryker (PROPERTY_RUNS_SCALE, stryker.base.mjs): @noble signs slowly.
@@ -111,5 +121,73 @@ describe('isAddress', () => {
       expect(isAddress(text)).toBe(false);
     }
     expect(isAddress(undefined as never)).toBe(false);
+  });
+});
+
+describe('verifySignatureBytesAsync', () => {
+  const wallet = generateWallet();
+  const signature = Buffer.from(bs58.decode(signMessage(wallet.secretKey, 'job:abc')));
+  const edited = Buffer.from(signature);
+  edited[10] ^= 1;
+  const notAPoint = Buffer.alloc(32);
+  notAPoint[0] = 2;
+
+  it('answers what verifySignature answers, for good and bad signatures alike', async () => {
+    const cases: Array<[string, unknown, Buffer, boolean]> = [
+      [wallet.address, 'job:abc', signature, true],
+      [wallet.address, Buffer.from('job:abc'), signature, true],
+      [generateWallet().address, 'job:abc', signature, false],
+      [wallet.address, 'job:abd', signature, false],
+      [wallet.address, 'job:abc', edited, false],
+      [wallet.address, 'job:abc', signature.subarray(0, 63), false],
+      ['not-an-address', 'job:abc', signature, false],
+      [bs58.encode(notAPoint), 'job:abc', signature, false],
+      [wallet.address, 42, signature, false],
+      [wallet.address, null, signature, false],
+    ];
+    for (const [address, message, sig, expected] of cases) {
+      await expect(verifySignatureBytesAsync(address, message as string, sig)).resolves.toBe(expected);
+      expect(verifySignature(address, message as string, bs58.encode(sig))).toBe(expected);
+    }
+  });
+});
+
+describe('SignatureChecks', () => {
+  const wallet = generateWallet();
+  const key = createPublicKey({ key: Buffer.concat([Buffer.from('302a300506032b6570032100', 'hex'), Buffer.from(bs58.decode(wallet.address))]), format: 'der', type: 'spki' });
+  const message = Buffer.from('job:abc');
+  const signature = Buffer.from(bs58.decode(signMessage(wallet.secretKey, 'job:abc')));
+
+  it('runs at most `running` checks in the pool, the rest waiting in arrival order', async () => {
+    const checks = new SignatureChecks(1, 10);
+    const order: number[] = [];
+    const answers = Array.from({ length: 5 }, (_, i) =>
+      checks.check(key, message, i === 2 ? Buffer.alloc(64) : signature).then((ok) => {
+        expect(checks.active).toBeLessThanOrEqual(1);
+        order.push(i);
+        return ok;
+      }),
+    );
+    expect(checks.active).toBe(1);
+    expect(checks.queued).toBe(4);
+    await expect(Promise.all(answers)).resolves.toEqual([true, true, false, true, true]);
+    expect(order).toEqual([0, 1, 2, 3, 4]);
+    expect([checks.active, checks.queued]).toEqual([0, 0]);
+  });
+
+  it('keeps several checks in the pool at once when allowed', async () => {
+    const checks = new SignatureChecks(3, 10);
+    const answers = Array.from({ length: 5 }, () => checks.check(key, message, signature));
+    expect([checks.active, checks.queued]).toEqual([3, 2]);
+    await expect(Promise.all(answers)).resolves.toEqual([true, true, true, true, true]);
+  });
+
+  it('refuses a check when `waiting` wait already, and takes one again once there is room', async () => {
+    const checks = new SignatureChecks(1, 2);
+    const admitted = [checks.check(key, message, signature), checks.check(key, message, signature), checks.check(key, message, signature)];
+    await expect(checks.check(key, message, signature)).rejects.toBeInstanceOf(SignatureChecksBusyError);
+    await expect(checks.check(key, message, signature)).rejects.toThrow('2 signature checks are waiting already');
+    await expect(Promise.all(admitted)).resolves.toEqual([true, true, true]);
+    await expect(checks.check(key, message, signature)).resolves.toBe(true);
   });
 });

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { AUTH_HEADER_MAX_AGE_SECONDS, nodeApiMessage, verifyAuthHeader, type AuthHeaderFailure } from '@ocg/auth';
+import { AUTH_HEADER_MAX_AGE_SECONDS, busyAsUnavailable, nodeApiMessage, verifyAuthHeaderAsync, type AuthHeaderFailure } from '@ocg/auth';
 import { NotFoundError, UnauthorizedError } from '@ocg/http';
 import type { Executor } from '../executor/executor';
 
@@ -20,7 +20,8 @@ const MESSAGES: Record<Exclude<AuthHeaderFailure, 'bad-signature'>, (maxAge: num
  * or use (sign-message/external for anything else, a session's header) is
  * refused. Shape, message and time are checked first (401); then an unknown
  * job and another poster's job answer the same 404, so nobody learns which
- * jobs run here.
+ * jobs run here. The signature is checked in libuv's thread pool, so the
+ * agent's event loop (which also relays the jobs' endpoints) keeps serving.
  */
 export function posterAuth(executor: Executor, node: string, maxAgeSeconds: number): RequestHandler {
   const maxAge = Math.min(maxAgeSeconds, AUTH_HEADER_MAX_AGE_SECONDS);
@@ -29,9 +30,13 @@ export function posterAuth(executor: Executor, node: string, maxAgeSeconds: numb
     const header = req.headers.authorization;
     if (!header) return next(new UnauthorizedError(`Authorization header required: ${FORMAT}, signed by the job poster's wallet`));
     const poster = executor.poster(job);
-    const check = verifyAuthHeader(header, poster ?? '', { maxAgeSeconds: maxAge, requireTimestamp: true, expectedMessage: nodeApiMessage(node, job) });
-    if (!check.ok && check.reason !== 'bad-signature') return next(new UnauthorizedError(MESSAGES[check.reason](maxAge)));
-    if (!check.ok || !poster) return next(new NotFoundError(`job ${job} is not running on this node`));
-    next();
+    verifyAuthHeaderAsync(header, poster ?? '', { maxAgeSeconds: maxAge, requireTimestamp: true, expectedMessage: nodeApiMessage(node, job) }).then(
+      (check) => {
+        if (!check.ok && check.reason !== 'bad-signature') return next(new UnauthorizedError(MESSAGES[check.reason](maxAge)));
+        if (!check.ok || !poster) return next(new NotFoundError(`job ${job} is not running on this node`));
+        next();
+      },
+      (err: unknown) => next(busyAsUnavailable(err)),
+    );
   };
 }

@@ -6,7 +6,8 @@
  * No credential is 401, a missing scope 403, always with the @ocg/http error classes.
  */
 import type { Request } from 'express';
-import { ForbiddenError, UnauthorizedError } from '@ocg/http';
+import { ForbiddenError, ServiceUnavailableError, UnauthorizedError } from '@ocg/http';
+import { SignatureChecksBusyError } from '../wallet';
 import { safeEqual } from '../ids';
 import type { Identity, KeyValidator } from './identity';
 import { describeNodeFailure, verifyNodeRequest } from './node-signing';
@@ -69,11 +70,20 @@ async function internal(token: string | undefined, req: Request): Promise<Identi
 }
 
 async function node(req: Request, opts: ExpressAuthenticationOptions): Promise<Identity> {
-  const check = verifyNodeRequest(req.headers, { method: req.method, path: req.originalUrl, body: req.body }, opts.nodeSignatureMaxAgeSeconds, {
+  const check = await verifyNodeRequest(req.headers, { method: req.method, path: req.originalUrl, body: req.body }, opts.nodeSignatureMaxAgeSeconds, {
     now: opts.now?.(),
+  }).catch((err: unknown) => {
+    throw busyAsUnavailable(err);
   });
   if (!check.ok) throw new UnauthorizedError(describeNodeFailure(check.reason));
   return { kind: 'node', userId: null, nodeAddress: check.nodeAddress, scopes: [] };
+}
+
+/** Too many signatures waiting to be checked (SignatureChecksBusyError) as a 503: the client tries again shortly, its request is not judged. Other errors as they are. */
+export function busyAsUnavailable(err: unknown): unknown {
+  return err instanceof SignatureChecksBusyError
+    ? new ServiceUnavailableError('Too many signed requests are waiting to be checked; try again shortly', undefined, { detail: err.message, retryAfterSeconds: 1 })
+    : err;
 }
 
 /**

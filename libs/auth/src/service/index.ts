@@ -15,7 +15,7 @@ export {
 export { type CachedValidation, KeyCache } from './key-cache';
 export { type KeyInvalidations, followKeyInvalidations } from './key-invalidations';
 export { type Invalidation, parseInvalidation } from './invalidation';
-export { AuthenticationRegistry, type ExpressAuthentication, type ExpressAuthenticationOptions, createExpressAuthentication } from './express-auth';
+export { AuthenticationRegistry, type ExpressAuthentication, type ExpressAuthenticationOptions, busyAsUnavailable, createExpressAuthentication } from './express-auth';
 export {
   NODE_ADDRESS_HEADER,
   NODE_REQUEST_PREFIX,

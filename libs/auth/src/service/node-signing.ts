@@ -12,7 +12,7 @@
  * parse to the same object (libs/http).
  */
 import { hash } from 'node:crypto';
-import { createAuthHeader, verifyAuthHeader, type AuthHeaderFailure } from '../auth-header';
+import { createAuthHeader, verifyAuthHeaderAsync, type AuthHeaderFailure } from '../auth-header';
 import { isAddress, type WalletSigner } from '../wallet';
 import { NODE_ADDRESS_HEADER } from '@ocg/http';
 
@@ -98,16 +98,18 @@ type Headers = Record<string, string | string[] | undefined>;
 
 /**
  * Checks that `request` was signed by the node named in its headers within
- * `maxAgeSeconds`. Never throws; a failure names its reason. An edited
- * method, path or body fails as `unexpected-message`.
+ * `maxAgeSeconds`; the signature is checked in libuv's thread pool
+ * (verifySignatureBytesAsync). A failure names its reason; rejects only with
+ * SignatureChecksBusyError (too many checks waiting). An edited method, path
+ * or body fails as `unexpected-message`.
  */
-export function verifyNodeRequest(headers: Headers, request: NodeRequest, maxAgeSeconds = 300, opts: { now?: number } = {}): NodeRequestCheck {
+export async function verifyNodeRequest(headers: Headers, request: NodeRequest, maxAgeSeconds = 300, opts: { now?: number } = {}): Promise<NodeRequestCheck> {
   const nodeAddress = single(headers[NODE_ADDRESS_HEADER]);
   if (nodeAddress === undefined) return { ok: false, reason: 'missing-node-header' };
   if (!isAddress(nodeAddress)) return { ok: false, reason: 'bad-node-address' };
   const header = single(headers[NODE_SIGNATURE_HEADER]);
   if (header === undefined) return { ok: false, reason: 'missing-signature' };
-  const check = verifyAuthHeader(header, nodeAddress, {
+  const check = await verifyAuthHeaderAsync(header, nodeAddress, {
     expectedMessage: nodeRequestMessage(request),
     // Stryker disable next-line BooleanLiteral: the timestamp check below refuses an untimed header alike (only after verifying it)
     requireTimestamp: true,

@@ -4,7 +4,8 @@ import { generateApiKey } from '../../src/api-key';
 import { AuthenticationRegistry, createExpressAuthentication } from '../../src/service/express-auth';
 import type { KeyValidator } from '../../src/service/identity';
 import { signNodeRequest } from '../../src/service/node-signing';
-import { createSigner, generateWallet } from '../../src/wallet';
+import { SIGNATURE_CHECKS_WAITING_MAX, createSigner, generateWallet, signMessage, verifySignatureBytesAsync } from '../../src/wallet';
+import { decodeBase58Exact } from '../../src/base58';
 
 const adminKey = generateApiKey();
 const userKey = generateApiKey();
@@ -121,6 +122,26 @@ describe('nodeSignature', () => {
     const err = await failure(auth(req(headers, { method: 'POST', originalUrl: '/nodes/heartbeat', body: { specs: { cpus: 2 } } }), 'nodeSignature'));
     expect(err.status).toBe(401);
     expect(err.message).toMatch(/another method, path or body/);
+  });
+
+  it('answers 503 with Retry-After, judging nothing, while too many signatures wait to be checked', async () => {
+    const other = generateWallet();
+    const signature = decodeBase58Exact(signMessage(other.secretKey, 'filler'), 64)!;
+    // More checks than the pool runs and the queue holds, queued before any can finish.
+    const filler = Array.from({ length: SIGNATURE_CHECKS_WAITING_MAX + 1000 }, () => verifySignatureBytesAsync(other.address, 'filler', signature).catch((e: Error) => e.name));
+    const headers = signNodeRequest(node, { method: 'POST', path: '/nodes/heartbeat', body });
+    const err = await failure(auth(req(headers, { method: 'POST', originalUrl: '/nodes/heartbeat', body }), 'nodeSignature'));
+    expect(err).toBeInstanceOf(ServiceUnavailableError);
+    expect(err.headers).toEqual({ 'Retry-After': '1' });
+    expect(err.message).toBe('Too many signed requests are waiting to be checked; try again shortly');
+    const answers = await Promise.all(filler);
+    // Those that got in were all checked (and good); the rest were refused, not queued.
+    const checked = answers.filter((a) => a === true).length;
+    expect(checked).toBeGreaterThan(SIGNATURE_CHECKS_WAITING_MAX);
+    expect(answers.filter((a) => a === 'SignatureChecksBusyError')).toHaveLength(answers.length - checked);
+    expect(checked).toBeLessThan(answers.length);
+    // Once they are done, the same request passes.
+    await expect(auth(req(headers, { method: 'POST', originalUrl: '/nodes/heartbeat', body }), 'nodeSignature')).resolves.toMatchObject({ nodeAddress: node.address });
   });
 });
 

@@ -8,15 +8,15 @@ const request = { method: 'POST', path: '/nodes/heartbeat', body: { specs: { cpu
 const now = 1_760_000_000_000;
 
 describe('node request signing', () => {
-  it('verifies a signed request and names the node', () => {
+  it('verifies a signed request and names the node', async () => {
     const headers = signNodeRequest(node, request, { now });
-    expect(verifyNodeRequest(headers, request, 300, { now: now + 1000 })).toEqual({ ok: true, nodeAddress: node.address, timestamp: now });
+    await expect(verifyNodeRequest(headers, request, 300, { now: now + 1000 })).resolves.toEqual({ ok: true, nodeAddress: node.address, timestamp: now });
   });
 
-  it('accepts the same body with its members in another order', () => {
+  it('accepts the same body with its members in another order', async () => {
     const headers = signNodeRequest(node, request, { now });
     const reordered = { ...request, body: { specs: { gpus: [], cpus: 4 } } };
-    expect(verifyNodeRequest(headers, reordered, 300, { now }).ok).toBe(true);
+    expect((await verifyNodeRequest(headers, reordered, 300, { now })).ok).toBe(true);
   });
 
   it.each([
@@ -24,31 +24,31 @@ describe('node request signing', () => {
     ['path', { ...request, path: '/nodes/register' }],
     ['query', { ...request, path: '/nodes/heartbeat?x=1' }],
     ['body', { ...request, body: { specs: { cpus: 5, gpus: [] } } }],
-  ])('rejects a request whose %s differs from what was signed', (_what, edited) => {
+  ])('rejects a request whose %s differs from what was signed', async (_what, edited) => {
     const headers = signNodeRequest(node, request, { now });
-    expect(verifyNodeRequest(headers, edited, 300, { now })).toEqual({ ok: false, reason: 'unexpected-message' });
+    await expect(verifyNodeRequest(headers, edited, 300, { now })).resolves.toEqual({ ok: false, reason: 'unexpected-message' });
   });
 
-  it('rejects a signature older than the allowed age', () => {
+  it('rejects a signature older than the allowed age', async () => {
     const headers = signNodeRequest(node, request, { now });
-    expect(verifyNodeRequest(headers, request, 60, { now: now + 61_000 })).toEqual({ ok: false, reason: 'expired' });
+    await expect(verifyNodeRequest(headers, request, 60, { now: now + 61_000 })).resolves.toEqual({ ok: false, reason: 'expired' });
   });
 
-  it('rejects a request signed by another key than the named node', () => {
+  it('rejects a request signed by another key than the named node', async () => {
     const headers = { ...signNodeRequest(other, request, { now }), 'x-ocg-node': node.address };
-    expect(verifyNodeRequest(headers, request, 300, { now })).toEqual({ ok: false, reason: 'bad-signature' });
+    await expect(verifyNodeRequest(headers, request, 300, { now })).resolves.toEqual({ ok: false, reason: 'bad-signature' });
   });
 
-  it('rejects an untimed header even when its signature is good', () => {
+  it('rejects an untimed header even when its signature is good', async () => {
     const { header } = createAuthHeader(node, nodeRequestMessage(request), { includeTime: false });
-    expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: header }, request, 300, { now })).toEqual({ ok: false, reason: 'timestamp-required' });
+    await expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: header }, request, 300, { now })).resolves.toEqual({ ok: false, reason: 'timestamp-required' });
   });
 
-  it('names the missing node header, a bad address and a missing signature', () => {
-    expect(verifyNodeRequest({}, request)).toEqual({ ok: false, reason: 'missing-node-header' });
-    expect(verifyNodeRequest({ 'x-ocg-node': 'not-an-address' }, request)).toEqual({ ok: false, reason: 'bad-node-address' });
-    expect(verifyNodeRequest({ 'x-ocg-node': node.address }, request)).toEqual({ ok: false, reason: 'missing-signature' });
-    expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: 'Bearer x' }, request)).toEqual({ ok: false, reason: 'malformed' });
+  it('names the missing node header, a bad address and a missing signature', async () => {
+    await expect(verifyNodeRequest({}, request)).resolves.toEqual({ ok: false, reason: 'missing-node-header' });
+    await expect(verifyNodeRequest({ 'x-ocg-node': 'not-an-address' }, request)).resolves.toEqual({ ok: false, reason: 'bad-node-address' });
+    await expect(verifyNodeRequest({ 'x-ocg-node': node.address }, request)).resolves.toEqual({ ok: false, reason: 'missing-signature' });
+    await expect(verifyNodeRequest({ 'x-ocg-node': node.address, authorization: 'Bearer x' }, request)).resolves.toEqual({ ok: false, reason: 'malformed' });
   });
 
   it('writes canonical JSON with sorted keys at every depth and nothing for no body', () => {
@@ -62,11 +62,11 @@ describe('node request signing', () => {
     expect(canonicalJson('text')).toBe('"text"');
   });
 
-  it('signs and verifies a body nested 100,000 deep without overflowing the stack', () => {
+  it('signs and verifies a body nested 100,000 deep without overflowing the stack', async () => {
     const body = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown;
     const deep = { method: 'POST', path: '/nodes/heartbeat', body };
     const headers = signNodeRequest(node, deep, { now });
-    expect(verifyNodeRequest(headers, deep, 300, { now })).toMatchObject({ ok: true });
+    await expect(verifyNodeRequest(headers, deep, 300, { now })).resolves.toMatchObject({ ok: true });
   });
 
   it('writes dates by toJSON and leaves out functions and symbols like JSON.stringify', () => {
@@ -86,11 +86,11 @@ describe('node request signing', () => {
     expect(nodeRequestMessage(request)).toMatch(/^ocg-node-request POST \/nodes\/heartbeat [0-9a-f]{64}$/);
   });
 
-  it('reads the first of repeated headers and treats empty ones as missing', () => {
+  it('reads the first of repeated headers and treats empty ones as missing', async () => {
     const headers = signNodeRequest(node, request, { now });
-    expect(verifyNodeRequest({ ...headers, 'x-ocg-node': [node.address, 'x'] } as never, request, 300, { now })).toMatchObject({ ok: true });
-    expect(verifyNodeRequest({ ...headers, 'x-ocg-node': '' }, request, 300, { now })).toEqual({ ok: false, reason: 'missing-node-header' });
-    expect(verifyNodeRequest({ ...headers, authorization: '' }, request, 300, { now })).toEqual({ ok: false, reason: 'missing-signature' });
+    await expect(verifyNodeRequest({ ...headers, 'x-ocg-node': [node.address, 'x'] } as never, request, 300, { now })).resolves.toMatchObject({ ok: true });
+    await expect(verifyNodeRequest({ ...headers, 'x-ocg-node': '' }, request, 300, { now })).resolves.toEqual({ ok: false, reason: 'missing-node-header' });
+    await expect(verifyNodeRequest({ ...headers, authorization: '' }, request, 300, { now })).resolves.toEqual({ ok: false, reason: 'missing-signature' });
   });
 
   it('explains every failure', () => {

@@ -175,6 +175,20 @@ describe('SignatureChecks', () => {
     expect([checks.active, checks.queued]).toEqual([0, 0]);
   });
 
+  it('with no room to wait, takes checks while the pool has room and refuses the rest', async () => {
+    const checks = new SignatureChecks(1, 0);
+    const admitted = checks.check(key, message, signature);
+    await expect(checks.check(key, message, signature)).rejects.toBeInstanceOf(SignatureChecksBusyError);
+    await expect(admitted).resolves.toBe(true);
+  });
+
+  it('answers false, never throws, for what verify cannot read', async () => {
+    const checks = new SignatureChecks(1, 1);
+    await expect(checks.check(key, message, 42 as never)).resolves.toBe(false);
+    expect([checks.active, checks.queued]).toEqual([0, 0]);
+    await expect(checks.check(key, message, signature)).resolves.toBe(true);
+  });
+
   it('keeps several checks in the pool at once when allowed', async () => {
     const checks = new SignatureChecks(3, 10);
     const answers = Array.from({ length: 5 }, () => checks.check(key, message, signature));

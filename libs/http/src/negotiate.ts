@@ -39,7 +39,42 @@ function sendJson(res: Response, json: Send, body: unknown): Response {
   const text = JSON.stringify(body) as string | undefined;
   if (text === undefined) return json.call(res, body);
   res.setHeader('Content-Type', JSON_CONTENT_TYPE);
-  return res.send(Buffer.from(text));
+  return sendBytes(res, Buffer.from(text), settings['etag fn']);
+}
+
+type EtagOf = (body: Buffer) => string | undefined;
+
+/**
+ * What express's `res.send` does with a Buffer whose Content-Type is set,
+ * except that only a GET or HEAD answer gets an ETag: a conditional request
+ * can revalidate nothing else, and hashing every POST's answer was work for
+ * no reader. Then the same: a fresh GET answers 304, and 204, 205, 304 and
+ * HEAD answers carry no body.
+ */
+function sendBytes(res: Response, bytes: Buffer, etagOf: unknown): Response {
+  const req = res.req;
+  const method = req.method;
+  res.setHeader('Content-Length', bytes.length);
+  if (method === 'GET' || method === 'HEAD') {
+    if (typeof etagOf === 'function' && res.getHeader('ETag') === undefined) {
+      const etag = (etagOf as EtagOf)(bytes);
+      if (etag) res.setHeader('ETag', etag);
+    }
+    if (req.fresh) res.statusCode = 304;
+  }
+  const status = res.statusCode;
+  if (status === 204 || status === 304) {
+    res.removeHeader('Content-Type');
+    res.removeHeader('Content-Length');
+    res.removeHeader('Transfer-Encoding');
+    res.end();
+  } else if (status === 205) {
+    res.setHeader('Content-Length', '0');
+    res.removeHeader('Transfer-Encoding');
+    res.end();
+  } else if (method === 'HEAD') res.end();
+  else res.end(bytes);
+  return res;
 }
 
 /** Accept values that choose JSON whatever we offer: no need to parse them. */

@@ -143,7 +143,11 @@ describe('JSON answers against express on its own', () => {
   const bodies: Record<string, unknown> = { '/object': resource, '/text': 'été ✓', '/empty': {} };
   beforeAll(async () => {
     const add = (app: Express): void => {
-      for (const [path, body] of Object.entries(bodies)) app.get(path, (_req, res) => void res.status(200).json(body));
+      for (const [path, body] of Object.entries(bodies)) {
+        app.get(path, (_req, res) => void res.status(200).json(body));
+        app.post(path, (_req, res) => void res.status(201).json(body));
+      }
+      for (const status of [204, 205]) app.get(`/status-${status}`, (_req, res) => void res.status(status).json(resource));
     };
     t = await startApp(add);
     const app = express();
@@ -165,6 +169,36 @@ describe('JSON answers against express on its own', () => {
       for (const header of ['content-type', 'content-length', 'etag']) expect([path, header, ours.headers.get(header)]).toEqual([path, header, theirs.headers.get(header)]);
       expect(Buffer.from(await ours.arrayBuffer())).toEqual(Buffer.from(await theirs.arrayBuffer()));
       expect(await statusOf(`${t.url}${path}`, { 'if-none-match': theirs.headers.get('etag')! })).toBe(304);
+    }
+  });
+
+  it('answers HEAD with the same headers and no body', async () => {
+    for (const path of Object.keys(bodies)) {
+      const [ours, theirs] = await Promise.all([fetch(`${t.url}${path}`, { method: 'HEAD' }), fetch(`${plainUrl}${path}`, { method: 'HEAD' })]);
+      expect(ours.status).toBe(200);
+      for (const header of ['content-type', 'content-length', 'etag']) expect([path, header, ours.headers.get(header)]).toEqual([path, header, theirs.headers.get(header)]);
+      expect(ours.headers.get('etag')).not.toBeNull();
+      expect(await ours.arrayBuffer()).toEqual(new ArrayBuffer(0));
+    }
+  });
+
+  it('sends the same answer to a POST, without an ETag (nothing can revalidate it)', async () => {
+    for (const path of Object.keys(bodies)) {
+      const [ours, theirs] = await Promise.all([fetch(`${t.url}${path}`, { method: 'POST' }), fetch(`${plainUrl}${path}`, { method: 'POST' })]);
+      expect(ours.status).toBe(201);
+      for (const header of ['content-type', 'content-length']) expect([path, header, ours.headers.get(header)]).toEqual([path, header, theirs.headers.get(header)]);
+      expect(ours.headers.get('etag')).toBeNull();
+      expect(Buffer.from(await ours.arrayBuffer())).toEqual(Buffer.from(await theirs.arrayBuffer()));
+    }
+  });
+
+  it('sends no body with a 204 or 205, as express does', async () => {
+    for (const path of ['/status-204', '/status-205']) {
+      const [ours, theirs] = await Promise.all([fetch(`${t.url}${path}`), fetch(`${plainUrl}${path}`)]);
+      expect([path, ours.status]).toEqual([path, theirs.status]);
+      for (const header of ['content-type', 'content-length', 'etag', 'transfer-encoding'])
+        expect([path, header, ours.headers.get(header)]).toEqual([path, header, theirs.headers.get(header)]);
+      expect(await ours.text()).toBe('');
     }
   });
 });

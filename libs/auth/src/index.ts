@@ -7,8 +7,6 @@ export { API_KEY_LENGTH, API_KEY_PATTERN, API_KEY_PREFIX, apiKeyLookupHash, gene
 export { DEVELOPMENT_MASTER_KEY, MasterKeyError, SecretDecryptionError, decryptSecret, encryptSecret, parseMasterKey, resolveMasterKey } from './secret-box';
 export {
   SIGNATURE_CHECKS_WAITING_MAX,
-  SignatureChecks,
-  SignatureChecksBusyError,
   type Wallet,
   WalletSigner,
   createSigner,

@@ -7,7 +7,8 @@
  * interleaved, CPU_ROUNDS times, and prints each load's best round.
  *
  *   tsx tools/testenv/run.ts --no-docker -- tsx apps/client-manager/bench/cpu-per-request.ts
- *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads)
+ *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads,
+ *   CPU_WALK=1: both loads again with every request walking express's stack instead of the route table, ADR 0089)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -51,7 +52,7 @@ async function main(): Promise<void> {
   const requests = Number(process.env.CPU_REQUESTS ?? 20000);
   const rounds = Number(process.env.CPU_ROUNDS ?? 5);
   const connections = Number(process.env.CPU_CONNECTIONS ?? 8);
-  const { cm, validateBody, bareApp, close } = await startWarmApp();
+  const { cm, cmWalk, validateBody, bareApp, close } = await startWarmApp();
   // As the bench's bare server starts it: app.listen, nothing else on the server.
   const bareServer = await new Promise<Server>((resolve) => {
     const server = bareApp.listen(0, '127.0.0.1', () => resolve(server));
@@ -63,6 +64,10 @@ async function main(): Promise<void> {
     scopes: { url: `${cm.url}/auth/scopes`, amount: requests, connections, method: 'GET' },
     validate: { url: `${cm.url}/auth/validate-api-key`, amount: requests, connections, method: 'POST', body: validateBody },
   };
+  if (process.env.CPU_WALK === '1') {
+    loads.scopesWalk = { ...loads.scopes, url: `${cmWalk.url}/auth/scopes` };
+    loads.validateWalk = { ...loads.validate, url: `${cmWalk.url}/auth/validate-api-key` };
+  }
   const session = process.env.CPU_PROFILE ? new Session() : undefined;
   session?.connect();
   try {
@@ -92,6 +97,11 @@ async function main(): Promise<void> {
     console.log(
       `best: bare ${best.bare.toFixed(1)} µs, scopes ${best.scopes.toFixed(1)} µs (${(best.bare / best.scopes).toFixed(2)}x), validate ${best.validate.toFixed(1)} µs (${(best.bare / best.validate).toFixed(2)}x)`,
     );
+    if (best.scopesWalk !== undefined) {
+      console.log(
+        `walking express's stack: scopes ${best.scopesWalk.toFixed(1)} µs (${(best.bare / best.scopesWalk).toFixed(2)}x), validate ${best.validateWalk.toFixed(1)} µs (${(best.bare / best.validateWalk).toFixed(2)}x)`,
+      );
+    }
   } finally {
     session?.disconnect();
     child.kill();

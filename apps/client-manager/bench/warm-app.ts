@@ -17,6 +17,8 @@ import { migrations } from '../src/migrations';
 
 export interface WarmApp {
   cm: RunningServer;
+  /** The same app served with every request walking express's stack (`listen`'s `routeTable: false`, ADR 0089). */
+  cmWalk: RunningServer;
   /** `POST /auth/validate-api-key`'s body for the admin key. */
   validateBody: string;
   /** express with nothing added, answering every request with `GET /auth/scopes`'s bytes. */
@@ -39,7 +41,9 @@ export async function startWarmApp(): Promise<WarmApp> {
   const deps = { logger: createLogger({ service: 'client-manager', level: process.env.LOG_LEVEL ?? 'warn' }), db, redis, config };
   const services = await startServices(deps);
   await services.memory.ready();
-  const cm = await listen(buildApp(deps, services), { host: '127.0.0.1', port: 0 });
+  const app = buildApp(deps, services);
+  const cm = await listen(app, { host: '127.0.0.1', port: 0 });
+  const cmWalk = await listen(app, { host: '127.0.0.1', port: 0, routeTable: false });
   const body = Buffer.from(await (await fetch(`${cm.url}/auth/scopes`)).text());
   const bareApp = express();
   bareApp.disable('x-powered-by');
@@ -48,10 +52,12 @@ export async function startWarmApp(): Promise<WarmApp> {
   });
   return {
     cm,
+    cmWalk,
     validateBody: JSON.stringify({ apiKey: config.ADMIN_API_KEY }),
     bareApp,
     close: async () => {
       await cm.close();
+      await cmWalk.close();
       await services.memory.close();
       await db.destroy();
       redis.disconnect();

@@ -3,6 +3,7 @@ import https from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { answerClientErrors } from './client-error';
+import { RouteTable } from './route-table';
 
 export interface ListenOptions {
   host: string;
@@ -10,6 +11,8 @@ export interface ListenOptions {
   port: number;
   /** How long `close()` waits for in-flight requests before cutting them off. Default 10 s. */
   shutdownTimeoutMs?: number;
+  /** For an express app: dispatch routes of fixed paths from a table (`RouteTable`, ADR 0089). Default true; false: every request walks express's stack. */
+  routeTable?: boolean;
   /** Serve HTTPS with this certificate chain and key (PEM) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
 }
@@ -124,10 +127,11 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
 export function listen(app: Express | http.RequestListener, opts: ListenOptions): Promise<RunningServer> {
   // https.Server has the same connection-management API; one type keeps callers simple.
   const classes = messageClassesOf(app);
+  const listener = classes.IncomingMessage && opts.routeTable !== false ? new RouteTable(app as Express).listener : (app as http.RequestListener);
   const server = (opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key, ...classes }) : http.createServer(classes)) as http.Server;
   // Registered before the app so the shutdown hook sees each response first.
   const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
-  server.on('request', app);
+  server.on('request', listener);
   answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -98,8 +98,7 @@ export class RouteTable {
 
   private planOf(req: http.IncomingMessage): Plan | undefined {
     const url = req.url ?? '';
-    if (url.charCodeAt(0) !== 47) return undefined; // '/'
-    const q = url.indexOf('?');
+    const q = url.indexOf('?'); // the key is a registered path: a URL not starting with '/' finds none
     return this.table()
       .get(req.method ?? '')
       ?.get(q < 0 ? url : url.slice(0, q));
@@ -127,8 +126,7 @@ export class RouteTable {
         return;
       }
       const layer = layers[i++];
-      if (i - 1 === last) routed.route = layer.route;
-      routed.params = {};
+      routed.params = {}; // the route sets `req.route` itself (express's `Route.dispatch`)
       layer.handle_request(req, res, next);
     };
     routed.next = next;
@@ -147,17 +145,13 @@ export class RouteTable {
     let tail = this.tails.get(from);
     if (tail === undefined) {
       const router = express.Router();
-      router.use((r, _res, next) => {
-        const err = pending.get(r);
-        pending.delete(r);
-        next(err);
-      });
+      router.use((r, _res, next) => next(pending.get(r)));
       (router as unknown as Router).stack.push(...(stackOf(this.app) ?? []).slice(from));
       const app = Object.create(this.app, { _router: { value: router } }) as { handle(req: http.IncomingMessage, res: http.ServerResponse): void };
       tail = (rq, rs) => app.handle(rq, rs);
       this.tails.set(from, tail);
     }
-    if (err !== undefined) pending.set(req, err);
+    pending.set(req, err); // kept as long as the request is
     tail(req, res);
   }
 }
@@ -180,7 +174,6 @@ function plan(app: Express): Plans {
       const METHOD = method.toUpperCase();
       let paths = plans.get(METHOD);
       if (paths === undefined) plans.set(METHOD, (paths = new Map()));
-      if (paths.has(route.path)) continue;
       const way = wayTo(stack, place, route.path, method);
       if (way) paths.set(route.path, way);
     }
@@ -194,15 +187,14 @@ function wayTo(stack: Layer[], place: number, path: string, method: string): Pla
   for (let i = 0; i < place; i++) {
     const layer = stack[i];
     if (layer.route) {
-      if (matches(layer, path) && layer.route._handles_method(method)) return undefined; // it comes first (or may)
-    } else if (layer.handle.length > 3) {
-      continue; // an error handler: passed over while there is no error
+      // It comes first (or may): the first route of a path and method is planned, a later one never.
+      if (matches(layer, path) && layer.route._handles_method(method)) return undefined;
     } else if (!matches(layer, path)) {
       continue;
     } else if (isRouter(layer)) {
       if (!layer.regexp.fast_slash || !onlyOtherRoutes(layer.handle.stack ?? [], path, method)) return undefined;
     } else if (layer.regexp.fast_slash) {
-      way.layers.push(layer);
+      way.layers.push(layer); // error handlers too: express's handle_request passes them over
       way.places.push(i);
     } else return undefined; // mounted on a path: express trims the URL for it
   }
@@ -220,7 +212,7 @@ function matches(layer: Layer, path: string): boolean {
 }
 
 function isRouter(layer: Layer): boolean {
-  return layer.name === 'router' && Array.isArray(layer.handle.stack);
+  return Array.isArray(layer.handle.stack);
 }
 
 /** A router mounted at `/` whose layers are all routes, none of which takes this path and method. */

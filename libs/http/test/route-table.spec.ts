@@ -32,15 +32,18 @@ const answer =
  * parameter ahead of a fixed one it matches, routes that call `next` in
  * each way, a 404 middleware and an error handler.
  */
-function build(): { app: Express; handled: () => number } {
+function build(): { app: Express; handled: () => number; walked: () => number } {
   const app = express();
   app.set('query parser', 'simple');
   app.use((req, res, next) => {
-    res.locals.trail = ['first'];
+    // Pushed, not set: a layer run twice for one request shows in every answer.
+    res.locals.trail = [...((res.locals.trail as string[] | undefined) ?? []), 'first'];
     if (req.headers['x-fail'] === 'first') return next(Object.assign(new Error('refused first'), { status: 403 }));
     if (req.headers['x-fail'] === 'throw') throw Object.assign(new Error('thrown first'), { status: 400 });
     next();
   });
+  app.use((err: Error, _req: Request, _res: Response, next: NextFunction) => next(err)); // an error handler on the way
+  app.use((req, _res, next) => next(req.headers['x-next'] === 'route' ? 'route' : undefined));
   const health = express.Router();
   health.get('/healthz', answer('healthz'));
   health.post('/fixed-too', answer('health router post'));
@@ -79,6 +82,7 @@ function build(): { app: Express; handled: () => number } {
     res.status(201).json(seen(req, res, 'later'));
   });
   app.all('/all', answer('all'));
+  app.route('/any').all(answer('any'));
   app.use((req: Request, res: Response) => {
     res.status(404).json({ notFound: req.originalUrl, trail: res.locals.trail });
   });
@@ -86,15 +90,23 @@ function build(): { app: Express; handled: () => number } {
     res.status(err.status ?? 500).json({ error: err.message, trail: res.locals.trail, route: req.route ? String((req.route as { path: string }).path) : null });
   });
   let handled = 0;
+  let walked = 0;
   type Handle = (req: http.IncomingMessage, res: http.ServerResponse, next?: NextFunction) => void;
-  const own = app as unknown as { handle: Handle };
-  const handle = own.handle.bind(app);
-  // Counts every request express's own dispatch takes (hand-overs included).
-  own.handle = (req, res, next) => {
+  const own = app as unknown as { handle: Handle; _router: { handle: Handle } };
+  const { handle } = own;
+  // Every request express takes, from the top or handed over further down (a router of its own, the app's own handle).
+  own.handle = function (this: unknown, req, res, next) {
     handled++;
-    handle(req, res, next);
+    handle.call(this, req, res, next);
   };
-  return { app, handled: () => handled };
+  const router = own._router;
+  const walk = router.handle.bind(router);
+  // The requests express's router walks from the top of the app's stack.
+  router.handle = (req, res, next) => {
+    walked++;
+    walk(req, res, next);
+  };
+  return { app, handled: () => handled, walked: () => walked };
 }
 
 interface Answer {
@@ -141,6 +153,9 @@ const requests: Array<[string, string, Record<string, string>]> = [
   ['GET', '/healthz', {}],
   ['GET', '/items/special', {}],
   ['GET', '/items/7', {}],
+  ['GET', '/items/:id', {}],
+  ['GET', '/any', {}],
+  ['GET', '/fixed', { 'x-next': 'route' }],
   ['GET', '/mounted/x', {}],
   ['GET', '/fails', {}],
   ['GET', '/throws', {}],
@@ -162,13 +177,14 @@ describe('the route table (routes of fixed paths dispatched without express look
   let expressApp: ReturnType<typeof build>;
   let table: RunningServer;
   let alone: Awaited<ReturnType<typeof plain>>;
-  beforeAll(async () => {
+  // Made for each test, so each makes its own table.
+  beforeEach(async () => {
     tableApp = build();
     expressApp = build();
     table = await listen(tableApp.app, { host: '127.0.0.1', port: 0 });
     alone = await plain(expressApp.app);
   });
-  afterAll(async () => {
+  afterEach(async () => {
     await table.close();
     await alone.close();
   });
@@ -179,16 +195,22 @@ describe('the route table (routes of fixed paths dispatched without express look
   });
 
   it('serves the fixed routes it can follow without express, and hands what comes after a route back to it', async () => {
-    const before = tableApp.handled();
-    for (const path of ['/fixed', '/fixed?x=1', '/later', '/items/special']) await ask(table.url, 'GET', path);
-    // /items/special sits behind /items/:id, which express tries first: express's.
-    expect(tableApp.handled() - before).toBe(1);
-    const passes = tableApp.handled();
+    const before = { handled: tableApp.handled(), walked: tableApp.walked() };
+    for (const path of ['/fixed', '/fixed?x=1', '/later']) await ask(table.url, 'GET', path);
+    await ask(table.url, 'GET', '/fixed', { 'x-next': 'route' }); // next('route') from a middleware: the next layer, as next()
+    expect(tableApp.handled()).toBe(before.handled); // express never saw them
+    // /items/special sits behind /items/:id, which express tries first: express's, from the top.
+    await ask(table.url, 'GET', '/items/special');
+    expect([tableApp.handled() - before.handled, tableApp.walked() - before.walked]).toEqual([1, 1]);
+    const passes = { handled: tableApp.handled(), walked: tableApp.walked() };
+    // The first /passes route calls next(): the second answers, each layer having run once.
     expect(JSON.parse((await ask(table.url, 'GET', '/passes')).body)).toMatchObject({ by: 'passes twice', locals: { trail: ['first', 'second', 'passes once'] } });
-    expect(tableApp.handled() - passes).toBe(1);
-    const plainBefore = expressApp.handled();
+    expect(JSON.parse((await ask(table.url, 'GET', '/fails')).body)).toEqual({ error: 'it failed', trail: ['first', 'second'], route: '/fails' });
+    // Both handed over after their route, never walked from the top.
+    expect([tableApp.handled() - passes.handled, tableApp.walked() - passes.walked]).toEqual([2, 0]);
+    const plainBefore = expressApp.walked();
     await ask(alone.url, 'GET', '/fixed');
-    expect(expressApp.handled() - plainBefore).toBe(1);
+    expect(expressApp.walked() - plainBefore).toBe(1);
   });
 
   it("walks express's stack for every request with routeTable: false", async () => {
@@ -197,7 +219,24 @@ describe('the route table (routes of fixed paths dispatched without express look
     try {
       await ask(server.url, 'GET', '/fixed', {});
       await ask(server.url, 'POST', '/fixed', {});
-      expect(walked.handled()).toBe(2);
+      expect(walked.walked()).toBe(2);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('makes its table and hand-overs again when layers are added after the first request', async () => {
+    const growing = express();
+    growing.get('/x', (_req, _res, next) => next());
+    const server = await listen(growing, { host: '127.0.0.1', port: 0 });
+    try {
+      expect((await ask(server.url, 'GET', '/x', {})).status).toBe(404); // handed over: express's final handler
+      growing.get('/y', answer('y'));
+      growing.use((_req: Request, res: Response) => {
+        res.status(299).json({ late: true });
+      });
+      expect(await Promise.all(['/x', '/y'].map(async (path) => (await ask(server.url, 'GET', path, {})).status))).toEqual([299, 200]);
+      expect(new RouteTable(growing).planned()).toEqual(['GET /x', 'GET /y']);
     } finally {
       await server.close();
     }
@@ -222,8 +261,10 @@ describe('the route table (routes of fixed paths dispatched without express look
         'DELETE /all',
       ]),
     );
-    // Behind /items/:id, which express tries first; a parameter; the health router's; express's own ways with HEAD and OPTIONS.
-    for (const way of ['GET /items/special', 'GET /items/:id', 'POST /fixed-too', 'HEAD /fixed', 'OPTIONS /all', 'HEAD /all']) expect(planned).not.toContain(way);
+    // Behind /items/:id, which express tries first; a parameter; the health router's; express's own ways with HEAD and OPTIONS; a route for every method.
+    for (const way of ['GET /items/special', 'GET /items/:id', 'POST /fixed-too', 'HEAD /fixed', 'OPTIONS /all', 'HEAD /all', '_ALL /any', 'GET /any'])
+      expect(planned).not.toContain(way);
+    expect(new RouteTable(express()).planned()).toEqual([]); // no layer yet: no router
 
     const mountedFirst = express();
     mountedFirst.use('/api', (_req, _res, next) => next());
@@ -237,13 +278,6 @@ describe('the route table (routes of fixed paths dispatched without express look
     busyRouter.use(router);
     busyRouter.get('/x', answer('x'));
     expect(new RouteTable(busyRouter).planned()).toEqual([]);
-
-    const growing = express();
-    growing.get('/x', answer('x'));
-    const table = new RouteTable(growing);
-    expect(table.planned()).toEqual(['GET /x']);
-    growing.get('/y', answer('y'));
-    expect(table.planned()).toEqual(['GET /x', 'GET /y']); // made again once the app has more layers
 
     const withParam = express();
     withParam.param('id', (_req, _res, next) => next());

@@ -83,7 +83,8 @@ export async function postExample(gateway: string, userKey: string, definition: 
   await waitFor(
     async () => {
       const res = await fetch(url).catch(() => undefined);
-      if (res) sayOnce(`service ${res.status}`, `service ${url} answers ${res.status}`);
+      // Until its endpoint is up the ingress answers for it (404, 503): a wait, not a failure.
+      if (res) sayOnce(`service ${res.status}`, res.ok ? `service ${url} answers ${res.status}` : `service ${url} not serving yet (${res.status}); waiting for its endpoint`);
       return res?.ok;
     },
     { timeoutMs: 300000, intervalMs: 1000, what: `the example job's service at ${url}` },

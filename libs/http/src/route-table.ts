@@ -7,8 +7,7 @@ interface Layer {
   handle: ((...args: never[]) => unknown) & { stack?: Layer[] };
   route?: Route;
   keys: unknown[];
-  regexp: RegExp & { fast_slash?: boolean; fast_star?: boolean };
-  params?: Record<string, string>;
+  regexp: RegExp & { fast_slash?: boolean };
   match(path: string): boolean;
   handle_request(req: http.IncomingMessage, res: http.ServerResponse, next: Next): void;
 }
@@ -33,7 +32,6 @@ interface Routed {
   next?: Next;
   baseUrl?: string;
   originalUrl?: string;
-  route?: Route;
   params?: Record<string, string>;
 }
 

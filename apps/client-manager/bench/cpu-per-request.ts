@@ -8,7 +8,8 @@
  *
  *   tsx tools/testenv/run.ts --no-docker -- tsx apps/client-manager/bench/cpu-per-request.ts
  *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads,
- *   CPU_WALK=1: both loads again with every request walking express's stack instead of the route table, ADR 0089)
+ *   CPU_WALK=1: both loads again with every request walking express's stack instead of the route table, ADR 0089;
+ *   CPU_EDGE=1: both loads again with the headers the gateway adds to a relayed request: x-forwarded-*, a request id, a trace context)
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -25,6 +26,7 @@ interface LoadRequest {
   connections: number;
   method: 'GET' | 'POST';
   body?: string;
+  headers?: Record<string, string>;
 }
 
 /** The child: runs one autocannon load per message and answers with its counts. */
@@ -36,7 +38,7 @@ function loadChild(): void {
       connections: m.connections,
       method: m.method,
       body: m.body,
-      headers: m.body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { ...(m.body === undefined ? {} : { 'content-type': 'application/json' }), ...m.headers },
     }).then((r) => process.send?.({ ok: r['2xx'], bad: r.non2xx + r.errors }));
   });
 }
@@ -68,6 +70,18 @@ async function main(): Promise<void> {
     loads.scopesWalk = { ...loads.scopes, url: `${cmWalk.url}/auth/scopes` };
     loads.validateWalk = { ...loads.validate, url: `${cmWalk.url}/auth/validate-api-key` };
   }
+  if (process.env.CPU_EDGE === '1') {
+    // The head as the gateway relays it (ADR 0086): who the client is, a request id, a trace context.
+    const headers = {
+      'x-forwarded-for': '203.0.113.7',
+      'x-forwarded-host': 'api.example.test',
+      'x-forwarded-proto': 'https',
+      'x-request-id': '6f1c2a9e-3b4d-4e5f-8a7b-9c0d1e2f3a4b',
+      traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+    };
+    loads.scopesEdge = { ...loads.scopes, headers };
+    loads.validateEdge = { ...loads.validate, headers };
+  }
   const session = process.env.CPU_PROFILE ? new Session() : undefined;
   session?.connect();
   try {
@@ -97,6 +111,11 @@ async function main(): Promise<void> {
     console.log(
       `best: bare ${best.bare.toFixed(1)} µs, scopes ${best.scopes.toFixed(1)} µs (${(best.bare / best.scopes).toFixed(2)}x), validate ${best.validate.toFixed(1)} µs (${(best.bare / best.validate).toFixed(2)}x)`,
     );
+    if (best.scopesEdge !== undefined) {
+      console.log(
+        `with the gateway's headers: scopes ${best.scopesEdge.toFixed(1)} µs (${(best.bare / best.scopesEdge).toFixed(2)}x), validate ${best.validateEdge.toFixed(1)} µs (${(best.bare / best.validateEdge).toFixed(2)}x)`,
+      );
+    }
     if (best.scopesWalk !== undefined) {
       console.log(
         `walking express's stack: scopes ${best.scopesWalk.toFixed(1)} µs (${(best.bare / best.scopesWalk).toFixed(2)}x), validate ${best.validateWalk.toFixed(1)} µs (${(best.bare / best.validateWalk).toFixed(2)}x)`,

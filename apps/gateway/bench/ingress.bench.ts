@@ -14,11 +14,19 @@
  *
  * Prints requests/s and p99 of each and the ratios, OK or BELOW TARGET:
  * the origin at least 10k requests/s direct, the gateway path at least 0.5x
- * direct and at least 0.8x nginx. Beside them, the CPU time each proxy
- * process spent per request (from /proc): on a machine shared with other
- * work, throughput moves with the load, the work per request much less.
+ * direct and at least 0.8x nginx. Beside them, the CPU time each process on
+ * the path spent per request (from /proc; the proxies, the container's
+ * processes and this one, the load generator), with its system part (the
+ * kernel's socket work) and their sum: on a machine shared with other work,
+ * throughput moves with the load, the work per request much less.
  *
  *   tsx tools/testenv/run.ts -- tsx apps/gateway/bench/ingress.bench.ts   (BENCH_SECONDS, BENCH_CONNECTIONS)
+ *
+ * BENCH_ONE_HOP=1 then measures the gateway path without the node's hop: the
+ * node's registered ingress URL is pointed at the container itself, so the
+ * gateway relays straight to it, as it would if the node forwarded its
+ * connections in the kernel (ADR 0090). Printed beside the others, not
+ * checked: no node is deployed that way.
  *
  * BENCH_CPU_PROF=<dir> writes a CPU profile of every process of the stack
  * (node --cpu-prof; the gateway's and the node agent's show the proxy path)
@@ -29,10 +37,11 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
 import { Pool } from 'undici';
 import { createApiClient } from '@ocg/api-client';
 import {
-  cpuSecondsOf,
+  cpuSplitOf,
   ensureNginxOriginImage,
   freePort,
   localhostLookup,
@@ -65,8 +74,8 @@ interface Target {
 interface Measure {
   rps: number;
   p99: number;
-  /** CPU microseconds per request of each proxy process on the path. */
-  cpu: Record<string, number>;
+  /** CPU microseconds per request of each proxy process on the path: in its own code (user) and in the kernel for it (system: the socket calls). */
+  cpu: Record<string, Cpu>;
 }
 
 /** Processes whose command line holds `needle` (this checkout's entry files), or whose parent is `parent`. */
@@ -85,7 +94,19 @@ function pidsWhere(match: (cmdline: string, ppid: number) => boolean): number[] 
   return pids;
 }
 
-const cpuOf = (pids: number[]): number => pids.reduce((sum, pid) => sum + (cpuSecondsOf(pid) ?? 0), 0);
+interface Cpu {
+  user: number;
+  system: number;
+}
+
+const cpuOf = (pids: number[]): Cpu =>
+  pids.reduce<Cpu>(
+    (sum, pid) => {
+      const { user, system } = cpuSplitOf(pid) ?? { user: 0, system: 0 };
+      return { user: sum.user + user, system: sum.system + system };
+    },
+    { user: 0, system: 0 },
+  );
 
 /** One client for every target: keep-alive connections, each running requests back to back. */
 async function measure(target: Target, durationSeconds: number, proxies: Record<string, number[]> = {}): Promise<Measure> {
@@ -106,10 +127,30 @@ async function measure(target: Target, durationSeconds: number, proxies: Record<
     }
   };
   await Promise.all(Array.from({ length: connections }, worker));
-  const cpu = Object.fromEntries(Object.entries(proxies).map(([name, pids]) => [name, ((cpuOf(pids) - cpuBefore[name]) * 1e6) / latencies.length]));
+  const perRequest = (after: number, before: number) => ((after - before) * 1e6) / latencies.length;
+  const cpu = Object.fromEntries(
+    Object.entries(proxies).map(([name, pids]) => {
+      const after = cpuOf(pids);
+      return [name, { user: perRequest(after.user, cpuBefore[name].user), system: perRequest(after.system, cpuBefore[name].system) }];
+    }),
+  );
   await pool.close();
   latencies.sort((a, b) => a - b);
   return { rps: latencies.length / durationSeconds, p99: latencies[Math.floor(latencies.length * 0.99)] ?? 0, cpu };
+}
+
+/** `pid` and every process below it. */
+function withDescendants(pid: number): number[] {
+  const found = [pid];
+  for (let i = 0; i < found.length; i++) found.push(...pidsWhere((_cmd, ppid) => ppid === found[i]));
+  return found;
+}
+
+/** The job's container's processes (its init and everything under it), as the host sees them. */
+async function containerPids(job: string): Promise<number[]> {
+  const { stdout: id } = await exec('docker', ['ps', '-q', '--filter', `label=ocg.job=${job}`]);
+  const { stdout } = await exec('docker', ['inspect', '-f', '{{.State.Pid}}', id.trim()]);
+  return withDescendants(Number(stdout.trim()));
 }
 
 async function containerAddress(job: string): Promise<string> {
@@ -210,15 +251,34 @@ async function main(): Promise<void> {
     // This checkout's gateway and node agent (their command lines name their entry files).
     const entry = (path: string) => pidsWhere((cmdline) => cmdline.includes(join(root, path)));
     const [gatewayPids, agentPids] = [entry('apps/gateway/src/main.ts'), entry('apps/node-agent/src/main.ts')];
+    // Beside the proxies, every run counts the origin's processes and this one (the load generator): their sum is the path's CPU a request.
+    const ends = { origin: await containerPids(job), 'load generator': [process.pid] };
     const targets: Array<Target & { proxies: Record<string, number[]> }> = [
-      { name: 'direct', origin: `http://${container}`, proxies: {} },
-      { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids } },
-      { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids } },
-      { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca, proxies: { nginx: nginx.pids() } },
+      { name: 'direct', origin: `http://${container}`, proxies: { ...ends } },
+      { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids, ...ends } },
+      { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids, ...ends } },
+      { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca, proxies: { nginx: nginx.pids(), ...ends } },
     ];
     for (const t of targets) await measure(t, 1); // warm up: JIT, keep-alive sockets, TLS sessions
     const results = new Map<string, Measure>();
     for (const t of targets) results.set(t.name, await measure(t, seconds, t.proxies));
+    if (process.env.BENCH_ONE_HOP === '1') {
+      // The bench's own database: every node of it (there is one) now has the container as its ingress.
+      const client = new pg.Client({ connectionString: db.url });
+      await client.connect();
+      await client.query('UPDATE host_manager.nodes SET ingress_url = $1', [`http://${container}`]);
+      await client.end();
+      const oneHop = targets.find((t) => t.name === 'gateway')!;
+      // The gateway revalidates a known route every INGRESS_CACHE_MS (2 s): wait until the node's ingress sees no more of it.
+      // (Relaying, it spends tens of µs a request; its heartbeats and syncs alone, spread over a second's requests, well under one.)
+      const nodeCpu = async () => Object.values((await measure(oneHop, 1, { 'node ingress': agentPids })).cpu['node ingress']).reduce((a, b) => a + b);
+      await waitFor(async () => (await nodeCpu()) < 3, {
+        timeoutMs: 30000,
+        intervalMs: 500,
+        what: 'the gateway to relay straight to the container',
+      });
+      results.set('gateway, one hop', await measure(oneHop, seconds, { gateway: gatewayPids, ...ends }));
+    }
     const direct = results.get('direct')!;
     const viaGateway = results.get('gateway')!;
     const viaNginx = results.get('nginx')!;
@@ -229,15 +289,20 @@ async function main(): Promise<void> {
     console.log(`  machine: ${cores} cores, load average ${load.toFixed(1)}${load > cores ? ' (busier than its cores: the proxied paths are understated)' : ''}`);
     console.log(`  nginx: ${GATEWAY_PROCESSES} worker${GATEWAY_PROCESSES === 1 ? '' : 's'} (as many as gateway processes), the stack's certificate, keep-alive to the container`);
     for (const [name, m] of results) {
-      const cpu = Object.entries(m.cpu).map(([proxy, us]) => `${proxy} ${us.toFixed(0)} µs`);
-      const cpuText = cpu.length ? `  CPU per request: ${cpu.join(' + ')}` : '';
-      console.log(`  ${name.padEnd(12)} ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${m.p99.toFixed(1).padStart(6)} ms  ${(m.rps / direct.rps).toFixed(2)}x direct${cpuText}`);
+      const cpu = Object.entries(m.cpu).map(([proxy, us]) => `${proxy} ${(us.user + us.system).toFixed(0)} µs (${us.system.toFixed(0)} system)`);
+      const total = Object.values(m.cpu).reduce((sum, us) => sum + us.user + us.system, 0);
+      const cpuText = cpu.length ? `\n${' '.repeat(18)}CPU a request ${total.toFixed(0)} µs: ${cpu.join(' + ')}` : '';
+      console.log(`  ${name.padEnd(16)} ${m.rps.toFixed(0).padStart(6)} req/s  p99 ${m.p99.toFixed(1).padStart(6)} ms  ${(m.rps / direct.rps).toFixed(2)}x direct${cpuText}`);
     }
     const toDirect = viaGateway.rps / direct.rps;
     const toNginx = viaGateway.rps / viaNginx.rps;
     console.log(`  origin direct: ${direct.rps.toFixed(0)} req/s (target >= ${ORIGIN_TARGET_RPS}) ${verdict(direct.rps >= ORIGIN_TARGET_RPS)}`);
     console.log(`  gateway path (HTTPS gateway -> node ingress -> container): ${toDirect.toFixed(2)}x direct (target >= 0.50x) ${verdict(toDirect >= 0.5)}`);
     console.log(`  gateway path beside nginx (HTTPS, one worker, same origin): ${toNginx.toFixed(2)}x nginx (target >= 0.80x) ${verdict(toNginx >= 0.8)}`);
+    const oneHop = results.get('gateway, one hop');
+    if (oneHop) {
+      console.log(`  without the node's hop (not checked): ${(oneHop.rps / direct.rps).toFixed(2)}x direct, ${(oneHop.rps / viaNginx.rps).toFixed(2)}x nginx`);
+    }
   } finally {
     nginx?.stop();
     await stack.stop(60000);

@@ -34,6 +34,7 @@ export {
   startBareServer,
   profileEnv,
   cpuSecondsOf,
+  cpuSplitOf,
   perCore,
   perCoreLine,
   interleaved,

@@ -90,11 +90,17 @@ export function profileEnv(): Record<string, string> {
 
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux); undefined elsewhere. */
 export function cpuSecondsOf(pid: number | undefined): number | undefined {
+  const split = cpuSplitOf(pid);
+  return split && split.user + split.system;
+}
+
+/** CPU seconds a process has used so far in its own code (user) and in the kernel on its behalf (system), from /proc (Linux); undefined elsewhere. */
+export function cpuSplitOf(pid: number | undefined): { user: number; system: number } | undefined {
   if (pid === undefined) return undefined;
   try {
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
   } catch {
     return undefined;
   }

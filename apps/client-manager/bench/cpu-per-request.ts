@@ -10,6 +10,8 @@
  *   (CPU_REQUESTS per load, CPU_ROUNDS, CPU_CONNECTIONS, LOG_LEVEL, CPU_PROFILE=<file.cpuprofile>: V8 profile of the service loads,
  *   CPU_WALK=1: both loads again with every request walking express's stack instead of the route table, ADR 0089;
  *   CPU_EDGE=1: both loads again with the headers the gateway adds to a relayed request: x-forwarded-*, a request id, a trace context)
+ * Beside them, `barePost`: bare express answering the validation's POST, its JSON body read by `express.json()`, with
+ * the same bytes as client-manager: what the framework alone costs that kind of request.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -54,17 +56,28 @@ async function main(): Promise<void> {
   const requests = Number(process.env.CPU_REQUESTS ?? 20000);
   const rounds = Number(process.env.CPU_ROUNDS ?? 5);
   const connections = Number(process.env.CPU_CONNECTIONS ?? 8);
-  const { cm, cmWalk, validateBody, bareApp, close } = await startWarmApp();
+  const { cm, cmWalk, validateBody, bareApp, barePostApp, close } = await startWarmApp();
   // As the bench's bare server starts it: app.listen, nothing else on the server.
-  const bareServer = await new Promise<Server>((resolve) => {
-    const server = bareApp.listen(0, '127.0.0.1', () => resolve(server));
-  });
-  const bare = { url: `http://127.0.0.1:${(bareServer.address() as AddressInfo).port}`, close: () => new Promise<void>((resolve) => bareServer.close(() => resolve())) };
+  const serve = (app: typeof bareApp) =>
+    new Promise<{ url: string; close(): Promise<void> }>((resolve) => {
+      const server: Server = app.listen(0, '127.0.0.1', () =>
+        resolve({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          close: () => {
+            server.closeAllConnections();
+            return new Promise<void>((done) => server.close(() => done()));
+          },
+        }),
+      );
+    });
+  const bare = await serve(bareApp);
+  const barePost = await serve(barePostApp);
   const child = fork(__filename, ['--load'], { execArgv: process.execArgv, stdio: 'inherit' });
   const loads: Record<string, LoadRequest> = {
     bare: { url: bare.url, amount: requests, connections, method: 'GET' },
     scopes: { url: `${cm.url}/auth/scopes`, amount: requests, connections, method: 'GET' },
     validate: { url: `${cm.url}/auth/validate-api-key`, amount: requests, connections, method: 'POST', body: validateBody },
+    barePost: { url: `${barePost.url}/auth/validate-api-key`, amount: requests, connections, method: 'POST', body: validateBody },
   };
   if (process.env.CPU_WALK === '1') {
     loads.scopesWalk = { ...loads.scopes, url: `${cmWalk.url}/auth/scopes` };
@@ -111,6 +124,9 @@ async function main(): Promise<void> {
     console.log(
       `best: bare ${best.bare.toFixed(1)} µs, scopes ${best.scopes.toFixed(1)} µs (${(best.bare / best.scopes).toFixed(2)}x), validate ${best.validate.toFixed(1)} µs (${(best.bare / best.validate).toFixed(2)}x)`,
     );
+    console.log(
+      `bare express POST reading the same body: ${best.barePost.toFixed(1)} µs (${(best.bare / best.barePost).toFixed(2)}x the bare GET); validate ${(best.barePost / best.validate).toFixed(2)}x it`,
+    );
     if (best.scopesEdge !== undefined) {
       console.log(
         `with the gateway's headers: scopes ${best.scopesEdge.toFixed(1)} µs (${(best.bare / best.scopesEdge).toFixed(2)}x), validate ${best.validateEdge.toFixed(1)} µs (${(best.bare / best.validateEdge).toFixed(2)}x)`,
@@ -124,8 +140,8 @@ async function main(): Promise<void> {
   } finally {
     session?.disconnect();
     child.kill();
-    bareServer.closeAllConnections();
     await bare.close();
+    await barePost.close();
     await close();
   }
 }

@@ -23,6 +23,8 @@ export interface WarmApp {
   validateBody: string;
   /** express with nothing added, answering every request with `GET /auth/scopes`'s bytes. */
   bareApp: express.Express;
+  /** express answering a POST whose JSON body it reads (`express.json()`) with a warm validation's bytes: what the framework costs such a request. */
+  barePostApp: express.Express;
   close(): Promise<void>;
 }
 
@@ -50,9 +52,20 @@ export async function startWarmApp(): Promise<WarmApp> {
   bareApp.use((_req, res) => {
     res.type('application/json').send(body);
   });
+  const validation = Buffer.from(
+    await (
+      await fetch(`${cm.url}/auth/validate-api-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: config.ADMIN_API_KEY }) })
+    ).text(),
+  );
+  const barePostApp = express();
+  barePostApp.disable('x-powered-by');
+  barePostApp.post('/auth/validate-api-key', express.json(), (req, res) => {
+    res.type('application/json').send(typeof (req.body as { apiKey?: unknown }).apiKey === 'string' ? validation : Buffer.from('{"valid":false}'));
+  });
   return {
     cm,
     cmWalk,
+    barePostApp,
     validateBody: JSON.stringify({ apiKey: config.ADMIN_API_KEY }),
     bareApp,
     close: async () => {

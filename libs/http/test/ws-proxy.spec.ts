@@ -19,9 +19,11 @@ interface Harness {
   upstreamSockets: Set<net.Socket>;
   /** Each upgrade that reached the upstream. */
   upgrades: net.Socket[];
+  /** The upgrade requests as the upstream read them. */
+  requests: http.IncomingMessage[];
   failures: Error[];
   /** A raw client that has sent an upgrade request to the proxy. */
-  connect(opts?: { allowHalfOpen?: boolean }): Promise<{ socket: net.Socket; received: () => string; closed: Promise<void> }>;
+  connect(opts?: { allowHalfOpen?: boolean; headers?: string; early?: string }): Promise<{ socket: net.Socket; received: () => string; closed: Promise<void> }>;
 }
 
 const servers: http.Server[] = [];
@@ -50,12 +52,20 @@ function track(sockets: Set<net.Socket>, socket: net.Socket): void {
   socket.once('close', () => sockets.delete(socket));
 }
 
-async function harness(onUpgrade: UpgradeHandler, agent?: http.Agent): Promise<Harness> {
-  const h: Harness = { frontSockets: new Set(), upstreamSockets: new Set(), upgrades: [], failures: [], connect: undefined! };
+interface Target {
+  agent?: http.Agent;
+  /** Path of the target URL (the request's own path is joined to it). */
+  path?: string;
+  headers?: Record<string, string>;
+}
+
+async function harness(onUpgrade: UpgradeHandler, agent?: http.Agent, target: Omit<Target, 'agent'> = {}): Promise<Harness> {
+  const h: Harness = { frontSockets: new Set(), upstreamSockets: new Set(), upgrades: [], requests: [], failures: [], connect: undefined! };
   const upstream = http.createServer((_req, res) => res.writeHead(404).end());
   upstream.on('connection', (socket: net.Socket) => track(h.upstreamSockets, socket));
-  upstream.on('upgrade', (_req, socket: net.Socket) => {
+  upstream.on('upgrade', (req: http.IncomingMessage, socket: net.Socket) => {
     socket.on('error', () => undefined);
+    h.requests.push(req);
     // As a WebSocket server does: hangs up when the proxy does.
     socket.once('end', () => socket.end());
     h.upgrades.push(socket);
@@ -66,9 +76,11 @@ async function harness(onUpgrade: UpgradeHandler, agent?: http.Agent): Promise<H
   proxies.push(proxy);
   const front = http.createServer((_req, res) => res.writeHead(404).end());
   front.on('connection', (socket: net.Socket) => track(h.frontSockets, socket));
-  front.on('upgrade', (req, socket, head) => proxy.proxy(req, socket, head, { url: `ws://127.0.0.1:${upstreamPort}`, agent }, (err) => h.failures.push(err)));
+  front.on('upgrade', (req, socket, head) =>
+    proxy.proxy(req, socket, head, { url: `ws://127.0.0.1:${upstreamPort}${target.path ?? ''}`, agent, headers: target.headers }, (err) => h.failures.push(err)),
+  );
   const frontPort = await listenLocal(front);
-  h.connect = async (opts = {}) => {
+  h.connect = async (opts: { allowHalfOpen?: boolean; headers?: string; early?: string } = {}) => {
     const socket = net.connect({ host: '127.0.0.1', port: frontPort, allowHalfOpen: opts.allowHalfOpen ?? false });
     allSockets.add(socket);
     socket.on('error', () => undefined);
@@ -77,7 +89,9 @@ async function harness(onUpgrade: UpgradeHandler, agent?: http.Agent): Promise<H
     const closed = once(socket, 'close').then(() => undefined);
     await once(socket, 'connect');
     const key = randomBytes(16).toString('base64');
-    socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    socket.write(
+      `GET /ws?room=1 HTTP/1.1\r\nHost: app.example.test\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\n${opts.headers ?? ''}\r\n${opts.early ?? ''}`,
+    );
     return { socket, received: () => text, closed };
   };
   return h;
@@ -94,6 +108,41 @@ async function until(what: string, check: () => boolean, timeoutMs = 8000): Prom
 const accept = (socket: net.Socket) => socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n');
 
 describe('the WebSocket proxy', () => {
+  it('carries bytes both ways once upgraded, those sent before the 101 and with it included', async () => {
+    const h = await harness((socket) => {
+      // The 101 and the first frame in one write: the frame reaches the proxy as the upgrade's head.
+      socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Upstream: yes\r\n\r\nhello ');
+      socket.on('data', (chunk: Buffer) => socket.write(`echo:${chunk.toString('latin1')};`));
+    });
+    // Sent with the request, before any answer: kept for the upstream until it upgrades.
+    const client = await h.connect({ early: 'first' });
+    await until('the echo of what was sent early', () => client.received().endsWith('echo:first;'));
+    client.socket.write('second');
+    await until('the echo of what was sent after', () => client.received().endsWith('echo:second;'));
+    expect(client.received()).toMatch(/^HTTP\/1\.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nX-Upstream: yes\r\n\r\nhello /);
+    client.socket.end();
+    await until('the upstream socket to close', () => h.upstreamSockets.size === 0);
+    await until('the client-side socket to close', () => h.frontSockets.size === 0);
+  });
+
+  it("sends the client's request to the target's path with the caller's headers in place of the client's", async () => {
+    const h = await harness(accept, undefined, { path: '/base', headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'req-1' } });
+    const client = await h.connect({ headers: 'X-Forwarded-For: 10.0.0.1\r\nX-Custom: kept\r\n' });
+    await until('the 101', () => client.received().startsWith('HTTP/1.1 101'));
+    const [req] = h.requests;
+    expect(req.method).toBe('GET');
+    expect(req.url).toBe('/base/ws?room=1');
+    expect(req.headers).toMatchObject({
+      host: 'app.example.test',
+      upgrade: 'websocket',
+      connection: 'Upgrade',
+      'sec-websocket-version': '13',
+      'x-custom': 'kept',
+      'x-forwarded-for': '203.0.113.9',
+      'x-request-id': 'req-1',
+    });
+  });
+
   it('closes the upstream request when the client resets before the upstream answers', async () => {
     const h = await harness(() => undefined);
     const client = await h.connect();

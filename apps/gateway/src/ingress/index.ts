@@ -101,7 +101,7 @@ export function createIngress(opts: IngressOptions): Ingress {
   const policy = opts.policy ?? createAddressPolicy();
   const lookup = guardedLookup(policy);
   const ca = opts.ca ? [...rootCertificates, opts.ca] : undefined;
-  // Plain requests: undici's keep-alive pools, one per node ingress. WebSockets: node's agents (http-proxy's, see createWsProxy).
+  // Plain requests: undici's keep-alive pools, one per node ingress. WebSockets: node's agents (see createWsProxy).
   const maxConnections = opts.maxConnections ?? 512;
   const dispatcher = upstreamAgent({ connections: maxConnections, lookup, ca });
   const common = { keepAlive: true, maxSockets: maxConnections, scheduling: 'lifo' as const, lookup };

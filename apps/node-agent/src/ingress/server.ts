@@ -72,9 +72,8 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
   // Upgraded sockets are invisible to the HTTP server's graceful close: closed here.
   const upgraded = new Set<Duplex>();
-  // Plain requests go through `forward` (ADRs 0007, 0065): several times faster than http-proxy's web path.
-  // Upgraded sockets leave the pool for good, so WebSockets use http-proxy
-  // (behind createWsProxy, which handles its failure modes) on connections of their own.
+  // Plain requests go through `forward` (ADRs 0007, 0065). Upgraded sockets leave the pool for good, so
+  // WebSockets go through createWsProxy (which handles their failure modes) on connections of their own.
   const wsProxy = createWsProxy();
   const onError = (err: Error, _req: http.IncomingMessage, res: http.ServerResponse): void => {
     opts.logger.debug({ err: err.message }, 'proxy error');
@@ -173,7 +172,7 @@ export function createIngress(opts: IngressOptions): Ingress {
   };
 }
 
-/** What http-proxy's `xfwd` added, without trusting more than `forward` does: the caller's address appended. */
+/** The `x-forwarded-*` of a WebSocket to a container, without trusting more than `forward` does: the caller's address appended. */
 function forwardedWs(req: http.IncomingMessage): Record<string, string> {
   const remote = req.socket.remoteAddress ?? '';
   const prior = req.headers['x-forwarded-for'];

@@ -17,6 +17,23 @@ describe('LogBuffer', () => {
     expect(logs.lines().map((l) => l.text[0])).toEqual(['7', '8', '9']);
   });
 
+  it("numbers an adopted op's lines from where its log was, and only before the first line", () => {
+    const adopted = new LogBuffer(10, 1024);
+    adopted.continueAt(7);
+    expect(adopted.firstSeq).toBe(7);
+    expect(adopted.lastSeq).toBe(6);
+    adopted.push('stdout', 'a');
+    adopted.continueAt(40); // too late: the numbering has begun
+    adopted.push('stdout', 'b');
+    expect(adopted.lines().map((l) => l.seq)).toEqual([7, 8]);
+    expect(adopted.after(7, 10).map((l) => l.text)).toEqual(['b']);
+    for (const seq of [0, 1, -3, 2.5, Number.NaN]) {
+      const fresh = new LogBuffer(10, 1024);
+      fresh.continueAt(seq);
+      expect(fresh.push('stdout', 'x').seq).toBe(1);
+    }
+  });
+
   it('hands new lines to followers and tells them when the op ended', () => {
     const logs = new LogBuffer(10, 1024);
     const seen: string[] = [];

@@ -58,6 +58,38 @@ it('adopts a running job after an agent restart: states, logs, results, endpoint
   expect(await leftovers(second.docker, node, job)).toEqual([]);
 });
 
+it("numbers an adopted op's log lines as its agent did, after the node's own lines and an earlier container's", async () => {
+  const first = await agent();
+  const { job } = await first.submit(definition([runOp('talk', 'echo "run at $(date +%s%N)"; echo second line; sleep 600', { execution: { group: 'svc' } })]));
+  const logs = (t: TestAgent) => t.agent.executor.logs(job, 'talk');
+  const stdout = (t: TestAgent) => logs(t).lines({ streams: new Set(['stdout']) });
+  await waitFor(() => stdout(first).length === 2, "the first container's lines");
+  // A restart through the node API: the node's own line, then a new container whose lines follow it.
+  await first.agent.executor.restartOp(job, 'svc', 'talk');
+  await waitFor(() => stdout(first).length === 4, "the second container's lines");
+  const before = logs(first).lines();
+  expect(before.map((l) => [l.seq, l.stream])).toEqual([
+    [1, 'stdout'],
+    [2, 'stdout'],
+    [3, 'nodeerr'],
+    [4, 'stdout'],
+    [5, 'stdout'],
+  ]);
+  await first.close(); // as if killed
+
+  const second = await agent();
+  expect(second.agent.adopted).toEqual([job]);
+  await waitFor(() => stdout(second).length === 2, "the adopted container's lines, read again from the engine");
+  // The engine has only the running container's lines: they keep their numbers, so a follower resuming after 4 reads 5.
+  expect(logs(second).lines()).toEqual(before.slice(3));
+  expect(
+    logs(second)
+      .after(4, 10)
+      .map((l) => l.seq),
+  ).toEqual([5]);
+  await second.agent.executor.stopAndWait(job, 'test done');
+});
+
 it('ends and cleans up a job whose duration ran out while no agent was running', async () => {
   const first = await agent();
   const { job } = await first.submit(definition([runOp('svc', 'sleep 600')]));

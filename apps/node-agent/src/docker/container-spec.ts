@@ -1,6 +1,6 @@
 import type { ContainerCreateOptions, HostConfig } from 'dockerode';
 import type { NormalizedRestartPolicy, NormalizedRunOp } from '@ocg/job-definition';
-import { names, opLabels } from './labels';
+import { LABEL, names, opLabels } from './labels';
 
 export interface Limits {
   memoryBytes: number;
@@ -36,6 +36,8 @@ export interface ContainerSpecInput {
   /** The op's stage name (its group, or its own stage). */
   group: string;
   attempt: number;
+  /** The `seq` the container's first log line gets (LABEL.logSeq); unset: 1. */
+  logSeq?: number;
   network: string;
   limits: Limits;
   /** Remote resources (the fetch stage's bind mounts). */
@@ -63,7 +65,7 @@ export function containerSpec(input: ContainerSpecInput): ContainerCreateOptions
     Env: Object.entries(args.env).map(([k, v]) => `${k}=${v}`),
     WorkingDir: args.work_dir ?? undefined,
     User: input.limits.user ?? undefined,
-    Labels: opLabels(input.node, job, { id: op.id, group: input.group }, input.attempt),
+    Labels: { ...opLabels(input.node, job, { id: op.id, group: input.group }, input.attempt), ...(input.logSeq === undefined ? {} : { [LABEL.logSeq]: String(input.logSeq) }) },
     HostConfig: hostConfig(input),
     NetworkingConfig: { EndpointsConfig: { [network]: { Aliases: [op.id, ...args.aliases] } } },
   };

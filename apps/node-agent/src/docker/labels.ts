@@ -23,6 +23,13 @@ export const LABEL = {
   note: 'ocg.note',
   /** On containers: the op's exposed ports and checks as resolved at its start. */
   ports: 'ocg.ports',
+  /**
+   * On containers: the `seq` the container's first log line got. The op's log
+   * goes on across its containers (restarts) and holds the node's own lines
+   * (pulls, exits), which the engine's log lacks: a restarted agent numbers
+   * the adopted container's lines from here, as its predecessor did.
+   */
+  logSeq: 'ocg.log-seq',
   /** On private-repository markers (engine-wide, no node). */
   repository: 'ocg.repository',
 } as const;

@@ -45,6 +45,16 @@ export class LogBuffer {
     return line;
   }
 
+  /**
+   * Numbers the first line `seq` instead of 1: an adopted op's log, whose
+   * earlier lines (its earlier containers', the node's own) this agent never
+   * saw. Only before the first line; anything but a whole number over 1 is
+   * left alone.
+   */
+  continueAt(seq: number): void {
+    if (this.nextSeq === 1 && this.size === 0 && Number.isSafeInteger(seq) && seq > 1) this.nextSeq = seq;
+  }
+
   /** The retained lines, oldest first; `tail` keeps only the last ones. */
   lines(opts: { tail?: number; streams?: ReadonlySet<LogStream> } = {}): LogLine[] {
     const out: LogLine[] = [];

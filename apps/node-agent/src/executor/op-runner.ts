@@ -5,6 +5,7 @@ import type { NormalizedOp, NormalizedRunOp, PlannedOp } from '@ocg/job-definiti
 import { engineMessage, statusOf } from '../docker/client';
 import { ensureImage, type ImagePolicy } from '../docker/images';
 import { ensureVolume } from '../docker/objects';
+import { LABEL } from '../docker/labels';
 import { PortMonitor, type HealthTiming } from '../health/port-monitor';
 import type { LogBuffer } from './log-buffer';
 import { OpOutput } from './op-output';
@@ -243,6 +244,8 @@ export class OpRunner {
       return;
     }
     this.state = 'running';
+    // The engine's log holds only this container's lines: numbered from where they began, not from 1.
+    this.logs.continueAt(Number(info.Config.Labels?.[LABEL.logSeq] ?? 1));
     await this.adoptCopies(info, resolved);
     if (!info.State.Running) this.released = true;
     this.monitors = this.makeMonitors();
@@ -322,7 +325,8 @@ export class OpRunner {
   private async launch(op: NormalizedRunOp): Promise<void> {
     this.attempt++;
     const { docker, node, job, network, limits } = this.ctx;
-    const container = await createOpContainer(docker, { node, job, op, group: this.group, attempt: this.attempt, network, limits, mounts: this.mounts }, this.ports);
+    const logSeq = this.logs.lastSeq + 1;
+    const container = await createOpContainer(docker, { node, job, op, group: this.group, attempt: this.attempt, logSeq, network, limits, mounts: this.mounts }, this.ports);
     this.containerId = container.id;
     // Stopped while creating (e.g. the job ended): the container must not outlive the job's cleanup.
     if (this.intent || this.signal.aborted) {

@@ -125,6 +125,36 @@ describe('the WebSocket proxy', () => {
     await until('the client-side socket to close', () => h.frontSockets.size === 0);
   });
 
+  it('keeps what the client sends while the upstream decides, and gives it to the upstream once upgraded', async () => {
+    let answer: () => void = () => undefined;
+    const received: string[] = [];
+    const h = await harness((socket) => {
+      socket.on('data', (chunk: Buffer) => received.push(chunk.toString('latin1')));
+      answer = () => accept(socket);
+    });
+    const client = await h.connect();
+    await until('the upgrade to reach the upstream', () => h.upgrades.length === 1);
+    client.socket.write('sent-while-waiting');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(received).toEqual([]); // nothing passes before the 101
+    answer();
+    await until('the early bytes at the upstream', () => received.join('') === 'sent-while-waiting');
+    expect(client.received()).toMatch(/^HTTP\/1\.1 101 /);
+  });
+
+  it('cuts a client that sends more than 64 KiB before the upstream answers, and the upstream request with it', async () => {
+    const h = await harness(() => undefined);
+    const client = await h.connect();
+    await until('the upgrade to reach the upstream', () => h.upgrades.length === 1);
+    client.socket.write(Buffer.alloc(32 * 1024, 'a'));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(h.frontSockets.size).toBe(1); // under the limit: still waiting
+    client.socket.write(Buffer.alloc(33 * 1024, 'b'));
+    await client.closed;
+    await until('the upstream socket to close', () => h.upstreamSockets.size === 0);
+    await until('the client-side socket to close', () => h.frontSockets.size === 0);
+  });
+
   it("sends the client's request to the target's path with the caller's headers in place of the client's", async () => {
     const h = await harness(accept, undefined, { path: '/base', headers: { 'x-forwarded-for': '203.0.113.9', 'x-request-id': 'req-1' } });
     const client = await h.connect({ headers: 'X-Forwarded-For: 10.0.0.1\r\nX-Custom: kept\r\n' });

@@ -52,10 +52,9 @@ export async function startWarmApp(): Promise<WarmApp> {
   bareApp.use((_req, res) => {
     res.type('application/json').send(body);
   });
+  const validateBody = JSON.stringify({ apiKey: config.ADMIN_API_KEY });
   const validation = Buffer.from(
-    await (
-      await fetch(`${cm.url}/auth/validate-api-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ apiKey: config.ADMIN_API_KEY }) })
-    ).text(),
+    await (await fetch(`${cm.url}/auth/validate-api-key`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: validateBody })).text(),
   );
   const barePostApp = express();
   barePostApp.disable('x-powered-by');
@@ -66,7 +65,7 @@ export async function startWarmApp(): Promise<WarmApp> {
     cm,
     cmWalk,
     barePostApp,
-    validateBody: JSON.stringify({ apiKey: config.ADMIN_API_KEY }),
+    validateBody,
     bareApp,
     close: async () => {
       await cm.close();

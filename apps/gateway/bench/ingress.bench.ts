@@ -146,17 +146,12 @@ function withDescendants(pid: number): number[] {
   return found;
 }
 
-/** The job's container's processes (its init and everything under it), as the host sees them. */
-async function containerPids(job: string): Promise<number[]> {
+/** The job's container: its address on its network, and its processes (its init and everything under it) as the host sees them. */
+async function containerOf(job: string): Promise<{ address: string; pids: number[] }> {
   const { stdout: id } = await exec('docker', ['ps', '-q', '--filter', `label=ocg.job=${job}`]);
-  const { stdout } = await exec('docker', ['inspect', '-f', '{{.State.Pid}}', id.trim()]);
-  return withDescendants(Number(stdout.trim()));
-}
-
-async function containerAddress(job: string): Promise<string> {
-  const { stdout: id } = await exec('docker', ['ps', '-q', '--filter', `label=ocg.job=${job}`]);
-  const { stdout } = await exec('docker', ['inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}', id.trim()]);
-  return stdout.trim().split(' ')[0];
+  const { stdout } = await exec('docker', ['inspect', '-f', '{{.State.Pid}} {{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}', id.trim()]);
+  const [pid, address] = stdout.trim().split(' ');
+  return { address, pids: withDescendants(Number(pid)) };
 }
 
 interface Nginx {
@@ -246,13 +241,14 @@ async function main(): Promise<void> {
     const { userKey } = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8')) as { userKey: string };
     const { job, url } = await postOrigin(gateway, userKey, image);
     const host = new URL(url).host;
-    const container = `${await containerAddress(job)}:8080`;
+    const origin = await containerOf(job);
+    const container = `${origin.address}:8080`;
     nginx = await startNginx(dataDir, container, tls, GATEWAY_PROCESSES);
     // This checkout's gateway and node agent (their command lines name their entry files).
     const entry = (path: string) => pidsWhere((cmdline) => cmdline.includes(join(root, path)));
     const [gatewayPids, agentPids] = [entry('apps/gateway/src/main.ts'), entry('apps/node-agent/src/main.ts')];
     // Beside the proxies, every run counts the origin's processes and this one (the load generator): their sum is the path's CPU a request.
-    const ends = { origin: await containerPids(job), 'load generator': [process.pid] };
+    const ends = { origin: origin.pids, 'load generator': [process.pid] };
     const targets: Array<Target & { proxies: Record<string, number[]> }> = [
       { name: 'direct', origin: `http://${container}`, proxies: { ...ends } },
       { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids, ...ends } },

@@ -154,14 +154,18 @@ export class RouteTable {
   }
 }
 
+function routerOf(app: Express): Router | undefined {
+  return (app as unknown as { _router?: Router })._router;
+}
+
 function stackOf(app: Express): Layer[] | undefined {
-  return (app as unknown as { _router?: Router })._router?.stack;
+  return routerOf(app)?.stack;
 }
 
 /** The plans of the app's routes of fixed paths (see `RouteTable`). */
 function plan(app: Express): Plans {
   const plans: Plans = new Map();
-  const router = (app as unknown as { _router?: Router })._router;
+  const router = routerOf(app);
   if (router === undefined || Object.keys(router.params).length > 0 || router.mergeParams) return plans;
   const { stack } = router;
   for (const [place, layer] of stack.entries()) {

@@ -75,7 +75,7 @@ export function composeServices({ logger, db, redis, settings: s, metrics }: Ser
   const views = new JobViews({ nodeDomain: s.NODE_DOMAIN, nodePublicPort: s.NODE_PUBLIC_PORT, publicUrl: s.PUBLIC_URL }, seal);
   const query = new JobQueryService(jobs, views);
   const eventLog = new JobEventLog(redis, { retained: s.JOB_EVENTS_RETAINED, keepSeconds: s.JOB_EVENTS_KEEP_SECONDS, idleSeconds: s.JOB_EVENTS_IDLE_SECONDS });
-  const events = new JobEvents(eventLog, (label) => views.url(label), logger);
+  const events = new JobEvents(eventLog, redis, (label) => views.url(label), logger);
   const settlement = new SettlementService(jobs, holds, credits, s.SETTLE_LEASE_SECONDS, logger, jobMetrics);
   const looseHolds = new LooseHolds(holds, credits, settlement, s.ORPHAN_HOLD_SECONDS, logger);
   const definitions = new DefinitionLoader(cas, s.MAX_DEFINITION_BYTES);

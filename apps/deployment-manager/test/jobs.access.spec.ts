@@ -61,7 +61,7 @@ describe("another user's jobs and content", () => {
 
   it('tells a service holding the internal credential which node serves a host name, ignoring case', async () => {
     const res = await dm.as(null, 'GET', `/internal/jobs/${job.address.toLowerCase()}`, undefined, { 'x-ocg-internal-token': INTERNAL_TOKEN });
-    expect(res.body).toEqual({ job: job.address, status: 'QUEUED', node: null });
+    expect(res.body).toEqual({ job: job.address, status: 'QUEUED', node: null, forwards: {} });
     expect((await dm.as(owner, 'GET', `/internal/jobs/${job.address}`)).status).toBe(401);
   });
 

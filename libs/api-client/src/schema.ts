@@ -1176,6 +1176,7 @@ export interface components {
         DeleteApiKeyResponse: {
             success: boolean;
         };
+        EndpointHostLabel: string;
         /** @description The one error shape of every operation. `name` and `message` are always present. */
         ErrorBody: {
             /** @example VALIDATION_FAILED */
@@ -1838,6 +1839,12 @@ export interface components {
          *     are unique by their lowercase form).
          */
         JobRouteRecord: {
+            /**
+             * @description Endpoints the gateway may reach without the node's ingress (ADR 0092):
+             *     each lowercase first label of a ready, online endpoint's host names, to the
+             *     `<IPv4>:<port>` its node forwards to the container. Empty when none.
+             */
+            forwards: components["schemas"]["Record_string.string_"];
             /** @description The job address, in its own case. */
             job: string;
             /** @description The node running it; null before a claim. */
@@ -2181,8 +2188,20 @@ export interface components {
             stoppedJobs: string[];
         };
         NodeEndpointReport: {
+            /**
+             * @description Where the gateway may connect for this endpoint without the node's ingress
+             *     (`<IPv4>:<port>`, forwarded to the container by the node's kernel, ADR 0092):
+             *     present while the endpoint is ready and online on a node with forwards on;
+             *     null or absent: reach it through the node's ingress.
+             */
+            forward?: string | null;
             /** @description First label of the endpoint's host name: `<job>-<port>` or `<job>-<opIndex>-<port>`. */
             host: string;
+            /**
+             * @description Every first label of a host name the node serves this endpoint at
+             *     (`host`, and `<job>` or `<job>-<port>` when they lead here), lowercase.
+             */
+            hosts?: components["schemas"]["EndpointHostLabel"][];
             /** @description ONLINE while continuous checks pass. */
             online: boolean;
             /** @description The op exposing the port. */
@@ -2381,6 +2400,10 @@ export interface components {
             durationSeconds?: number;
             /** @description The market: its address, or its name (case-insensitive). */
             market: string;
+        };
+        /** @description Construct a type with a set of properties K of type T */
+        "Record_string.string_": {
+            [key: string]: string;
         };
         /** @description Construct a type with a set of properties K of type T */
         "Record_string.unknown_": {

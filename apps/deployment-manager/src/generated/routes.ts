@@ -197,6 +197,11 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "EndpointHostLabel": {
+        "dataType": "refAlias",
+        "type": {"dataType":"string","validators":{"minLength":{"value":1},"maxLength":{"value":63},"pattern":{"value":"^[a-z0-9-]+$"}}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "NodeEndpointReport": {
         "dataType": "refObject",
         "properties": {
@@ -205,6 +210,8 @@ const models: TsoaRoute.Models = {
             "host": {"dataType":"string","required":true,"validators":{"minLength":{"value":1},"maxLength":{"value":63},"pattern":{"value":"^[A-Za-z0-9-]+$"}}},
             "ready": {"dataType":"boolean","required":true},
             "online": {"dataType":"boolean","required":true},
+            "forward": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"validators":{"maxLength":{"value":21},"pattern":{"value":"^\\d{1,3}(\\.\\d{1,3}){3}:\\d{1,5}$"}}},
+            "hosts": {"dataType":"array","array":{"dataType":"refAlias","ref":"EndpointHostLabel"},"validators":{"maxItems":{"value":8}}},
         },
         "additionalProperties": false,
     },
@@ -441,12 +448,18 @@ const models: TsoaRoute.Models = {
         "additionalProperties": false,
     },
     // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
+    "Record_string.string_": {
+        "dataType": "refAlias",
+        "type": {"dataType":"nestedObjectLiteral","nestedProperties":{},"additionalProperties":{"dataType":"string"},"validators":{}},
+    },
+    // WARNING: This file was auto-generated with tsoa. Please do not modify it. Re-run tsoa to re-generate this file: https://github.com/lukeautry/tsoa
     "JobRouteRecord": {
         "dataType": "refObject",
         "properties": {
             "job": {"dataType":"string","required":true},
             "status": {"ref":"JobState","required":true},
             "node": {"dataType":"union","subSchemas":[{"dataType":"string"},{"dataType":"enum","enums":[null]}],"required":true},
+            "forwards": {"ref":"Record_string.string_","required":true},
         },
         "additionalProperties": false,
     },

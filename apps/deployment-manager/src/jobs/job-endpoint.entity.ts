@@ -24,6 +24,14 @@ export class JobEndpointEntity {
   @Column({ type: 'text' })
   status!: 'PENDING' | 'ONLINE' | 'OFFLINE';
 
+  /** `<IPv4>:<port>` the node forwards to the container (ADR 0092); null unless the endpoint is ONLINE and forwarded. */
+  @Column({ type: 'text', nullable: true })
+  forward!: string | null;
+
+  /** Every first label the node serves it at, lowercase, `host_label`'s among them; null in rows from before ADR 0092. */
+  @Column({ type: 'text', array: true, nullable: true })
+  hosts!: string[] | null;
+
   @Column({ type: 'timestamptz', default: () => 'now()' })
   updated_at!: Date;
 }

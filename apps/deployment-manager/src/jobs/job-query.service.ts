@@ -34,11 +34,11 @@ export class JobQueryService {
     return this.views.record(job, [], []);
   }
 
-  /** Which node serves the job (internal: the gateway's ingress). */
+  /** Which node serves the job, and where the gateway may reach its endpoints past the node's ingress (internal: the gateway's ingress). */
   async route(address: string): Promise<JobRouteRecord> {
-    const job = await this.jobs.findByLowercase(address);
+    const job = await this.jobs.route(address);
     if (!job) throw notFound(address);
-    return { job: job.address, status: job.status, node: job.node_address };
+    return { job: job.address, status: job.status, node: job.node_address, forwards: job.forwards };
   }
 
   /**

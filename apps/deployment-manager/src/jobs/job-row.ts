@@ -52,6 +52,8 @@ export interface EndpointRow {
   port: number;
   host_label: string;
   status: 'PENDING' | 'ONLINE' | 'OFFLINE';
+  forward: string | null;
+  hosts: string[] | null;
   updated_at: Date;
 }
 

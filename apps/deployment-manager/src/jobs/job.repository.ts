@@ -59,6 +59,22 @@ const RECORD: NamedStatement = {
    SELECT ${SUMMARY_COLUMNS.join(', ')} FROM job`,
 };
 
+/**
+ * The gateway's route of a job (by its address ignoring case), with its forwards (ADR 0092): each label of an ONLINE,
+ * forwarded endpoint to its forward, only while the job is RUNNING. SQL: one round trip on the gateway's lookup path,
+ * the labels unnested and aggregated where they are (TypeORM cannot say it). Prepared on each connection once (ADR 0080),
+ * named columns.
+ */
+const ROUTE: NamedStatement = {
+  name: 'ocg_job_route',
+  text: `SELECT j.address, j.status, j.node_address,
+     COALESCE((SELECT jsonb_object_agg(l.label, e.forward ORDER BY e.op_id, e.port)
+               FROM job_endpoints e CROSS JOIN LATERAL unnest(COALESCE(e.hosts, '{}') || lower(e.host_label)) AS l(label)
+               WHERE j.status = 'RUNNING' AND e.job_address = j.address AND e.status = 'ONLINE' AND e.forward IS NOT NULL), '{}') AS forwards
+   FROM jobs j WHERE j.address_lower = lower($1)`,
+};
+export type RouteRow = Pick<JobRow, 'address' | 'status' | 'node_address'> & { forwards: Record<string, string> };
+
 /** SQL over the row for when billing stops: now, the end of the paid duration, or when the node was last heard from. */
 export type BillingEnd = 'now()' | 'ends_at' | 'last_seen_at';
 
@@ -119,8 +135,9 @@ export class JobRepository extends BaseRepository {
   }
 
   /** By address ignoring case, as host names compare. */
-  async findByLowercase(address: string): Promise<JobRow | undefined> {
-    return (await this.jobs().where('j.address_lower = lower(:address)', { address }).getOne()) ?? undefined;
+  async route(address: string): Promise<RouteRow | undefined> {
+    const [row] = await poolRows<RouteRow>(this.db, ROUTE, [address]);
+    return row;
   }
 
   /** A job known to exist (e.g. just moved by this service). */

@@ -93,7 +93,7 @@ export class NodeJobsService {
     const stored = await this.stored(address);
     await this.d.reports.upsertOps(this.d.reports.manager, address, ops);
     await this.d.reports.upsertEndpoints(address, endpoints);
-    this.d.events.reported(address, stored, ops, endpoints);
+    this.d.events.reported(job, stored, ops, endpoints);
     if (job.status === 'RUNNING') await this.d.jobs.touch(node, [address]); // also acknowledges the claim
     return { stop: job.status !== 'RUNNING' };
   }
@@ -112,7 +112,7 @@ export class NodeJobsService {
       await this.d.jobs.setResult(m, address, cid);
       return row;
     });
-    this.d.events.reported(address, stored, ops, []);
+    this.d.events.reported(job, stored, ops, []);
     if (moved) {
       this.d.events.changed(moved);
       await this.d.settlement.settle(address);
@@ -203,11 +203,17 @@ function time(text: string | null | undefined): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
-/** A node may only name hosts of this job: `<job>` or `<job>-…` (compared ignoring case, like DNS). */
+/**
+ * A node may only name hosts of this job: `<job>` or `<job>-…` (compared ignoring case, like DNS). A forward outlives no
+ * readiness check: the gateway would otherwise connect past the ingress to a container that does not answer.
+ */
 function endpointState(job: string, e: NodeEndpointReport, i: number): EndpointState {
+  const prefix = `${job.toLowerCase()}-`;
+  const foreign = (label: string) => label !== job.toLowerCase() && !label.startsWith(prefix);
   const host = e.host.toLowerCase();
-  if (host !== job.toLowerCase() && !host.startsWith(`${job.toLowerCase()}-`)) {
-    throw invalid([{ path: `/endpoints/${i}/host`, message: `must be the job address or start with "<job address>-"` }]);
-  }
-  return { op: e.op, port: e.port, host: e.host, status: !e.ready ? 'PENDING' : e.online ? 'ONLINE' : 'OFFLINE' };
+  const hosts = (e.hosts ?? []).map((h) => h.toLowerCase());
+  const problems = [...(foreign(host) ? [`/endpoints/${i}/host`] : []), ...hosts.flatMap((h, k) => (foreign(h) ? [`/endpoints/${i}/hosts/${k}`] : []))];
+  if (problems.length) throw invalid(problems.map((path) => ({ path, message: `must be the job address or start with "<job address>-"` })));
+  const status = !e.ready ? 'PENDING' : e.online ? 'ONLINE' : 'OFFLINE';
+  return { op: e.op, port: e.port, host: e.host, status, forward: status === 'ONLINE' ? (e.forward ?? null) : null, hosts: [...new Set([host, ...hosts])] };
 }

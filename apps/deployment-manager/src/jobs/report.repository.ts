@@ -8,6 +8,10 @@ export interface EndpointState {
   port: number;
   host: string;
   status: 'PENDING' | 'ONLINE' | 'OFFLINE';
+  /** Null unless ONLINE and forwarded by the node (ADR 0092). */
+  forward: string | null;
+  /** Lowercase, `host`'s among them. */
+  hosts: string[];
 }
 
 /** What nodes report about a job's ops and endpoints: the latest state of each, one statement per batch. */
@@ -40,10 +44,12 @@ export class ReportRepository extends BaseRepository {
           port: e.port,
           host_label: e.host,
           status: e.status,
+          forward: e.forward,
+          hosts: e.hosts,
           updated_at: () => 'now()',
         })),
       )
-      .orUpdate(['host_label', 'status', 'updated_at'], ['job_address', 'op_id', 'port'])
+      .orUpdate(['host_label', 'status', 'forward', 'hosts', 'updated_at'], ['job_address', 'op_id', 'port'])
       .updateEntity(false)
       .execute();
   }

@@ -6,6 +6,7 @@ import { SealedContent1760000003500 } from './1760000003500-sealed-content';
 import { OpResources1760000003600 } from './1760000003600-op-resources';
 import { ClaimFunction1760000006600 } from './1760000006600-claim-function';
 import { ClaimBatchFunction1760000008500 } from './1760000008500-claim-batch-function';
+import { EndpointForwards1760000009200 } from './1760000009200-endpoint-forwards';
 
 /** Every migration of deployment-manager's schema, in order. */
 export const migrations: (new () => unknown)[] = [
@@ -17,4 +18,5 @@ export const migrations: (new () => unknown)[] = [
   OpResources1760000003600,
   ClaimFunction1760000006600,
   ClaimBatchFunction1760000008500,
+  EndpointForwards1760000009200,
 ];

@@ -185,6 +185,12 @@ export interface JobRouteRecord {
   status: JobState;
   /** The node running it; null before a claim. */
   node: string | null;
+  /**
+   * Endpoints the gateway may reach without the node's ingress (ADR 0092):
+   * each lowercase first label of a ready, online endpoint's host names, to the
+   * `<IPv4>:<port>` its node forwards to the container. Empty when none.
+   */
+  forwards: Record<string, string>;
 }
 
 /** An op on the job page (internal): its record and the last lines of its output. */

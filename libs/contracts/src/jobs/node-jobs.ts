@@ -143,7 +143,29 @@ export interface NodeEndpointReport {
   ready: boolean;
   /** ONLINE while continuous checks pass. */
   online: boolean;
+  /**
+   * Where the gateway may connect for this endpoint without the node's ingress
+   * (`<IPv4>:<port>`, forwarded to the container by the node's kernel, ADR 0092):
+   * present while the endpoint is ready and online on a node with forwards on;
+   * null or absent: reach it through the node's ingress.
+   * @maxLength 21
+   * @pattern ^\d{1,3}(\.\d{1,3}){3}:\d{1,5}$
+   */
+  forward?: string | null;
+  /**
+   * Every first label of a host name the node serves this endpoint at
+   * (`host`, and `<job>` or `<job>-<port>` when they lead here), lowercase.
+   * @maxItems 8
+   */
+  hosts?: EndpointHostLabel[];
 }
+
+/**
+ * @minLength 1
+ * @maxLength 63
+ * @pattern ^[a-z0-9-]+$
+ */
+export type EndpointHostLabel = string;
 
 export interface ReportJobRequest {
   /** @maxItems 1000 */

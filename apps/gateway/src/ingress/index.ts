@@ -84,7 +84,15 @@ export interface RelayedExchange {
 const dropFromRequest = (name: string): boolean =>
   name.startsWith(INTERNAL_HEADER_PREFIX) || FORWARDING_CLAIMS.has(name) || name === 'x-request-id' || name === 'traceparent' || name === 'tracestate';
 
-type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
+/** Where one host label of a target leads: `url` (a forward when `direct`), or the policy's refusal of the node's ingress URL. */
+type Resolved = { target: IngressTarget; url?: URL; refusal?: string; direct?: true };
+
+/** A target's ways: its node's ingress, and the labels whose endpoint the node forwards in its kernel (ADR 0092). */
+type Ways = { ingress: Resolved; forwards?: Map<string, Resolved> };
+
+const NOWHERE: Resolved = { target: { kind: 'unknown' } };
+/** What deployment-manager states a forward is (libs/contracts `NodeEndpointReport.forward`). */
+const FORWARD = /^\d{1,3}(?:\.\d{1,3}){3}:\d{1,5}$/;
 
 /**
  * Job and node hosts: `https://<job>[-<port>|-<opIndex>-<port>].<node domain>`
@@ -92,10 +100,15 @@ type Resolved = { target: IngressTarget; url?: URL; refusal?: string };
  * to the ingress of the node running the job, with the Host header unchanged
  * so the node picks the op and port from it. A job that is not running, or
  * not known, gets the not-found page; the node answers 404 itself until the
- * endpoint is ready and 503 while a continuous health check fails. Node
- * hosts reach the node API's routes only. Ingress URLs are the nodes' own
- * word, so they are checked against `policy` before every connection
- * (literal addresses here, names as they resolve: ADR 0011).
+ * endpoint is ready and 503 while a continuous health check fails. A label
+ * whose endpoint is ready and online has a forward instead (ADR 0092): the
+ * node's kernel passes its port to the container, so the gateway connects
+ * there and the node's process is off the path; one that fails answers as
+ * an unreachable node, and the job's route is looked up again. Node hosts
+ * reach the node API's routes only. Ingress URLs and forwards are the nodes'
+ * own word, so they are checked against `policy` before every connection
+ * (literal addresses here, names as they resolve: ADR 0011); a refused
+ * forward leaves its label to the node's ingress.
  */
 export function createIngress(opts: IngressOptions): Ingress {
   const policy = opts.policy ?? createAddressPolicy();
@@ -108,17 +121,19 @@ export function createIngress(opts: IngressOptions): Ingress {
   const agents = { http: new http.Agent(common), https: new https.Agent({ ...common, ca }) };
   const wsProxy = createWsProxy();
   const trusted = opts.trustedProxies ?? new BlockList();
-  // Parsed and checked once per ingress URL (a node's URL changes only when it registers again).
+  const { logger } = opts;
+  // Parsed and checked once per ingress URL (a node's URL changes only when it registers again), and forward.
   const checked = new LRUCache<string, { url?: URL; refusal?: string }>({ max: 10_000 });
-  const check = (ingressUrl: string) => {
-    let hit = checked.get(ingressUrl);
+  const check = (text: string, forward?: boolean) => {
+    let hit = checked.get(text);
     if (!hit) {
-      const refusal = urlRefusal(ingressUrl, policy);
-      checked.set(ingressUrl, (hit = refusal ? { refusal } : { url: new URL(ingressUrl) }));
+      const refusal = urlRefusal(text, policy);
+      // Once per URL, not per request: its labels are served through the node's ingress meanwhile.
+      if (refusal && forward) logger.warn({ forward: text, refusal }, 'job endpoint forward refused; served through the node ingress');
+      checked.set(text, (hit = refusal ? { refusal } : { url: new URL(text) }));
     }
     return hit;
   };
-  const { logger } = opts;
 
   // Host headers parsed once each (the same few hosts carry nearly every request).
   const hosts = new LRUCache<string, IngressHost | false>({ max: 10_000 });
@@ -128,24 +143,42 @@ export function createIngress(opts: IngressOptions): Ingress {
     if (parsed === undefined) hosts.set(host, (parsed = parseIngressHost(host, opts.nodeDomain) ?? false));
     return parsed || undefined;
   };
-  const resolved = (target: IngressTarget): Resolved => (target.kind === 'job' || target.kind === 'node' ? { target, ...check(target.ingressUrl) } : { target });
-
-  /** A fresh route at once, without a promise in between (most requests); undefined: `resolve` looks it up. */
-  const known = (host: string | undefined): Resolved | undefined => {
-    const parsed = parse(host);
-    if (!parsed) return { target: { kind: 'unknown' } };
-    const target = opts.resolver.fresh(parsed.address);
-    return target && resolved(target);
+  // Made once per target, when a request first meets it: the resolver hands out the same object until the route
+  // changes, so a request finds its way with two map reads and makes nothing (ADR 0087). Only labels with a
+  // forward get one of their own, so the labels clients make up cannot grow the map.
+  const ways = new WeakMap<IngressTarget, Ways>();
+  const waysOf = (target: IngressTarget): Ways => {
+    if (target.kind !== 'job' && target.kind !== 'node') return { ingress: { target } };
+    const ingress: Resolved = { target, ...check(target.ingressUrl) };
+    if (target.kind === 'node') return { ingress };
+    const forwards = new Map<string, Resolved>();
+    for (const [label, forward] of Object.entries(target.forwards)) {
+      // Refused by the policy, or no `<IPv4>:<port>` at all: the node's ingress serves the label, as before forwards.
+      const url = typeof forward === 'string' && FORWARD.test(forward) ? check(`http://${forward}`, true).url : undefined;
+      if (url) forwards.set(label.toLowerCase(), { target, url, direct: true });
+    }
+    return forwards.size > 0 ? { ingress, forwards } : { ingress };
+  };
+  const resolved = (target: IngressTarget, label: string): Resolved => {
+    let w = ways.get(target);
+    if (!w) ways.set(target, (w = waysOf(target)));
+    return w.forwards?.get(label) ?? w.ingress;
   };
 
-  const resolve = async (host: string | undefined, client: string): Promise<Resolved> => {
-    const parsed = parse(host);
-    if (!parsed) return { target: { kind: 'unknown' } };
+  /** A fresh route at once, without a promise in between (most requests); undefined: `resolve` looks it up. */
+  const known = (parsed: IngressHost | undefined): Resolved | undefined => {
+    if (!parsed) return NOWHERE;
+    const target = opts.resolver.fresh(parsed.address);
+    return target && resolved(target, parsed.label);
+  };
+
+  const resolve = async (parsed: IngressHost | undefined, client: string): Promise<Resolved> => {
+    if (!parsed) return NOWHERE;
     const target = await opts.resolver.resolve(parsed.address, async () => {
       const decision = await opts.lookupLimit?.check(client);
       return decision && !decision.allowed ? new LookupRefused(decision.retryAfterSeconds) : undefined;
     });
-    return resolved(target);
+    return resolved(target, parsed.label);
   };
 
   const serve = (req: http.IncomingMessage, res: http.ServerResponse, requestId: string, forwarded: Forwarded, r: Resolved): void => {
@@ -168,20 +201,26 @@ export function createIngress(opts: IngressOptions): Ingress {
       logger.warn({ requestId, target: target.ingressUrl, refusal: r.refusal }, 'node ingress URL refused');
       return sendUnavailablePage(res, 'The node running this job cannot be reached from here.', requestId);
     }
+    const { url } = r;
     traceForwarded(req, res, target.kind === 'job' ? 'job ingress' : 'node API');
-    forward(req, res, { url: r.url, dispatcher, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
-      logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
+    forward(req, res, { url, dispatcher, preserveHost: true, forwarded }, requestId, opts.timeoutMs, (err) => {
+      if (!r.direct) logger.warn({ requestId, err: err.message, target: target.ingressUrl }, 'node ingress unreachable');
+      else {
+        // The endpoint (or its node) went away before deployment-manager said so: the route is looked up again.
+        if (target.kind === 'job') opts.resolver.forget(target.job);
+        logger.warn({ requestId, err: err.message, target: url.host }, 'job endpoint unreachable');
+      }
       sendUnavailablePage(res, 'The node running this job is not answering; try again shortly.', requestId);
     });
   };
 
-  /** Each client connection's route to the node ingress it last reached: made again only for another (no closures per request). */
+  /** Each client connection's route to the node ingress or forward it last reached: made again only for another (no closures per request). */
   const routes = new WeakMap<Socket, RelayRoute<RelayedExchange>>();
   /** Each client connection's relayed connection to a node ingress, and how many are open to each. */
   const upstreamOf = new WeakMap<Socket, Socket>();
   const open = new OpenConnections();
 
-  /** A relay route to a job's node ingress; undefined: the HTTP server serves the request. */
+  /** A relay route to a job's forward or node ingress; undefined: the HTTP server serves the request. */
   const relayTo = (r: Resolved, client: Socket): RelayRoute<RelayedExchange> | undefined => {
     const { target, url } = r;
     if (target.kind !== 'job' || !url) return undefined;
@@ -191,12 +230,13 @@ export function createIngress(opts: IngressOptions): Ingress {
     // A new connection to a node ingress already at its limit: the HTTP server's pool queues the request instead.
     if (!current && open.count(url.href) >= maxConnections) return undefined;
     if (last?.key === url.href) return last;
-    const route = routeTo(url, client);
+    const route = routeTo(url, client, r.direct && target.job);
     routes.set(client, route);
     return route;
   };
 
-  const routeTo = (url: URL, client: Socket): RelayRoute<RelayedExchange> => {
+  /** `forwardOf`: the job whose forward `url` is (a refused connection goes to the HTTP server, which answers and forgets). */
+  const routeTo = (url: URL, client: Socket, forwardOf?: string): RelayRoute<RelayedExchange> => {
     const port = Number(url.port) || (url.protocol === 'https:' ? 443 : 80);
     const host = url.hostname.replace(/^\[|\]$/g, '');
     return {
@@ -206,6 +246,8 @@ export function createIngress(opts: IngressOptions): Ingress {
           url.protocol === 'https:' ? tls.connect({ host, port, servername: tlsServername(url) || undefined, ca, lookup }) : net.connect({ host, port, lookup, onread });
         upstreamOf.set(client, socket);
         open.add(url.href, socket);
+        // A forward that fails once connected (the container gone: reset) cuts the exchange, as a node ingress's would.
+        if (forwardOf) socket.once('connect', () => socket.once('error', () => opts.resolver.forget(forwardOf)));
         return socket;
       },
       forward: (head, raw) => {
@@ -221,24 +263,24 @@ export function createIngress(opts: IngressOptions): Ingress {
   return {
     matches: (host) => parse(host) !== undefined,
     relayRoute(head, socket) {
-      const host = valueOf(head, 'host');
-      const parsed = parse(host);
+      const parsed = parse(valueOf(head, 'host'));
       if (!parsed) return undefined;
-      const hit = known(host);
+      const hit = known(parsed);
       if (hit) return relayTo(hit, socket);
       // Looked up as for any request (a host the gateway does not know counts against the client's limit); a refusal or a
       // failure is left to the HTTP server, which answers it with its page.
       const client = forwardedFrom(socket.remoteAddress, 'encrypted' in socket, (name) => valueOf(head, name), trusted).for;
-      return resolve(host, client).then(
+      return resolve(parsed, client).then(
         (r) => relayTo(r, socket),
         () => undefined,
       );
     },
     handle(req, res, requestId) {
       const forwarded = forwardedOf(req, trusted);
-      const hit = known(req.headers.host);
+      const parsed = parse(req.headers.host);
+      const hit = known(parsed);
       if (hit) return serve(req, res, requestId, forwarded, hit);
-      resolve(req.headers.host, forwarded.for).then(
+      resolve(parsed, forwarded.for).then(
         (r) => serve(req, res, requestId, forwarded, r),
         (err: Error) => {
           if (err instanceof LookupRefused) return sendTooManyPage(res, err.retryAfterSeconds, requestId);
@@ -250,8 +292,8 @@ export function createIngress(opts: IngressOptions): Ingress {
     upgrade(req, socket, head) {
       guardUpgradeSocket(socket);
       const forwarded = forwardedOf(req, trusted);
-      resolve(req.headers.host, forwarded.for).then(
-        ({ target, url }) => {
+      resolve(parse(req.headers.host), forwarded.for).then(
+        ({ target, url, direct }) => {
           if (socket.destroyed) return;
           if (target.kind !== 'job') return refuseUpgrade(socket, target.kind === 'node-offline' ? 503 : 404);
           if (!url) return refuseUpgrade(socket, 503);
@@ -266,9 +308,11 @@ export function createIngress(opts: IngressOptions): Ingress {
             'x-forwarded-proto': forwarded.proto,
             ...(requestId ? { 'x-request-id': requestId } : {}),
           };
-          wsProxy.proxy(req, socket, head, { url: url.href, agent: url.protocol === 'https:' ? agents.https : agents.http, headers }, (err) =>
-            logger.debug({ err: err.message, target: target.ingressUrl }, 'websocket to node ingress failed'),
-          );
+          wsProxy.proxy(req, socket, head, { url: url.href, agent: url.protocol === 'https:' ? agents.https : agents.http, headers }, (err) => {
+            if (!direct) return logger.debug({ err: err.message, target: target.ingressUrl }, 'websocket to node ingress failed');
+            opts.resolver.forget(target.job);
+            logger.debug({ err: err.message, target: url.host }, 'websocket to job endpoint failed');
+          });
         },
         (err: Error) => refuseUpgrade(socket, err instanceof LookupRefused ? 429 : 503),
       );

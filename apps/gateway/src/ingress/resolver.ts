@@ -51,6 +51,9 @@ export class IngressResolver {
   private readonly entries: LRUCache<string, Entry>;
   private readonly failures: LRUCache<string, Failure>;
   private readonly inflight: LRUCache<string, Promise<IngressTarget>>;
+  /** Each key's last change through `apply`, as a count of changes rather than a time (two in one millisecond stay ordered). */
+  private readonly changes: LRUCache<string, number>;
+  private changeCount = 0;
   private readonly services: RouteServices;
 
   constructor(private readonly opts: IngressResolverOptions) {
@@ -59,6 +62,7 @@ export class IngressResolver {
     this.entries = new LRUCache({ max });
     this.failures = new LRUCache({ max });
     this.inflight = new LRUCache({ max });
+    this.changes = new LRUCache({ max });
   }
 
   private get staleMs(): number {
@@ -108,9 +112,20 @@ export class IngressResolver {
     return age < limit ? entry.target : undefined;
   }
 
-  /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, or somewhere else. */
+  /**
+   * A route that failed in use (a job endpoint's forward refused the
+   * connection): the next request looks it up again, and it stays the route
+   * served while the control plane cannot answer (as after `cacheMs`).
+   */
+  forget(address: string): void {
+    const entry = this.entries.get(address.toLowerCase());
+    if (entry && routable(entry.target)) entry.at = Math.min(entry.at, Date.now() - this.opts.cacheMs);
+  }
+
+  /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, somewhere else, or other forwards. */
   apply(change: { job: string; status: string }): void {
     const key = change.job.toLowerCase();
+    this.changes.set(key, ++this.changeCount);
     if (change.status === 'RUNNING') this.entries.delete(key);
     else this.entries.set(key, { target: { kind: 'not-ready', job: change.job, status: change.status }, at: Date.now() });
   }
@@ -130,14 +145,15 @@ export class IngressResolver {
   }
 
   private refresh(key: string): Promise<IngressTarget> {
-    const started = Date.now();
-    const pending = lookUpRoute(key, this.services).then(
+    const seen = this.changeCount;
+    const pending: Promise<IngressTarget> = lookUpRoute(key, this.services).then(
       (target) => {
-        // A pub/sub change that arrived meanwhile is newer than this answer.
-        const current = this.entries.get(key);
-        if (!current || current.at <= started) this.entries.set(key, { target, at: Date.now() });
         this.failures.delete(key);
-        return current && current.at > started ? current.target : target;
+        // A pub/sub change that arrived meanwhile is newer than this answer: an end stands as `apply` left it; a
+        // change while running (another node, other forwards) left no entry, and is looked up again.
+        if ((this.changes.get(key) ?? 0) > seen) return this.entries.get(key)?.target ?? this.refresh(key);
+        this.entries.set(key, { target, at: Date.now() });
+        return target;
       },
       (err: Error) => {
         this.failures.set(key, { at: Date.now(), err });
@@ -147,7 +163,8 @@ export class IngressResolver {
       },
     );
     this.inflight.set(key, pending);
-    void pending.finally(() => this.inflight.delete(key)).catch(() => undefined);
+    // A lookup made again (above) is in flight under the key by the time this one settles.
+    void pending.finally(() => this.inflight.peek(key) === pending && this.inflight.delete(key)).catch(() => undefined);
     return pending;
   }
 }

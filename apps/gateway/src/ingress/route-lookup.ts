@@ -1,13 +1,16 @@
 /**
  * Where a job or node address leads, as the control plane answers now (no
  * cache: resolver.ts keeps the answers). A job address goes to the ingress
- * of the node running it; an address that is no job may be a node's own.
+ * of the node running it, and its ready endpoints' labels to their forwards;
+ * an address that is no job may be a node's own.
  */
+import type { JobRouteRecord } from '@ocg/contracts';
 import { ServiceClient } from '@ocg/http';
 
 /** Where a job or node host is served from, or why it is not. */
 export type IngressTarget =
-  | { kind: 'job'; job: string; ingressUrl: string }
+  /** `forwards`: first label -> `<IPv4>:<port>` the node forwards to the container (ADR 0092); other labels go to `ingressUrl`. */
+  | { kind: 'job'; job: string; ingressUrl: string; forwards: Record<string, string> }
   | { kind: 'node'; node: string; ingressUrl: string }
   | { kind: 'not-ready'; job: string; status: string }
   | { kind: 'node-offline'; node: string }
@@ -37,11 +40,12 @@ export function routeServices(opts: RouteLookupOptions): RouteServices {
 
 /** Asks deployment-manager (job → node), then host-manager (node → ingress URL). Throws when either cannot answer. */
 export async function lookUpRoute(address: string, { deploymentManager, hostManager }: RouteServices): Promise<IngressTarget> {
-  const job = await get<{ job: string; status: string; node: string | null }>(deploymentManager, `/internal/jobs/${encodeURIComponent(address)}`);
+  // A deployment-manager from before forwards (ADR 0092) sends none: every label goes to the node's ingress.
+  const job = await get<Omit<JobRouteRecord, 'forwards'> & Partial<JobRouteRecord>>(deploymentManager, `/internal/jobs/${encodeURIComponent(address)}`);
   if (job) {
     if (job.status !== 'RUNNING' || !job.node) return { kind: 'not-ready', job: job.job, status: job.status };
     const node = await get<{ ingressUrl: string }>(hostManager, `/internal/nodes/${encodeURIComponent(job.node)}`);
-    return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
+    return node ? { kind: 'job', job: job.job, ingressUrl: node.ingressUrl, forwards: job.forwards ?? {} } : { kind: 'not-ready', job: job.job, status: 'NODE_UNKNOWN' };
   }
   const node = await get<{ address: string; ingressUrl: string; status?: string }>(hostManager, `/internal/nodes/${encodeURIComponent(address)}`);
   if (!node) return { kind: 'unknown' };

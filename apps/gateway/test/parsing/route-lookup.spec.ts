@@ -53,9 +53,16 @@ describe('lookUpRoute', () => {
   it("sends a running job to its node's ingress, asking each service with the token for JSON", async () => {
     jobs.set('/internal/jobs/j1', { job: 'J1', status: 'RUNNING', node: 'N1' });
     nodes.set('/internal/nodes/N1', { address: 'N1', ingressUrl: 'http://10.0.0.1:7000', status: 'ONLINE' });
-    await expect(lookUpRoute('j1', opts)).resolves.toEqual({ kind: 'job', job: 'J1', ingressUrl: 'http://10.0.0.1:7000' });
+    await expect(lookUpRoute('j1', opts)).resolves.toEqual({ kind: 'job', job: 'J1', ingressUrl: 'http://10.0.0.1:7000', forwards: {} });
     expect(seenByDm).toEqual([{ url: '/internal/jobs/j1', token: TOKEN, accept: 'application/json' }]);
     expect(seenByHm).toEqual([{ url: '/internal/nodes/N1', token: TOKEN, accept: 'application/json' }]);
+  });
+
+  it("carries a running job's forwards, as deployment-manager states them", async () => {
+    const forwards = { j1: '203.0.113.7:31001', 'j1-8080': '203.0.113.7:31001', 'j1-9090': '203.0.113.7:31002' };
+    jobs.set('/internal/jobs/j1', { job: 'J1', status: 'RUNNING', node: 'N1', forwards });
+    nodes.set('/internal/nodes/N1', { address: 'N1', ingressUrl: 'http://10.0.0.1:7000', status: 'ONLINE' });
+    await expect(lookUpRoute('j1', opts)).resolves.toEqual({ kind: 'job', job: 'J1', ingressUrl: 'http://10.0.0.1:7000', forwards });
   });
 
   it('says a job that is not running, or has no node, is not ready, and asks host-manager nothing', async () => {
@@ -90,7 +97,7 @@ describe('lookUpRoute', () => {
   it('escapes the address and the node in the paths it asks', async () => {
     jobs.set('/internal/jobs/a%2Fb%3Fc', { job: 'a/b?c', status: 'RUNNING', node: 'n/1' });
     nodes.set('/internal/nodes/n%2F1', { address: 'n/1', ingressUrl: 'http://10.0.0.2:7000' });
-    await expect(lookUpRoute('a/b?c', opts)).resolves.toEqual({ kind: 'job', job: 'a/b?c', ingressUrl: 'http://10.0.0.2:7000' });
+    await expect(lookUpRoute('a/b?c', opts)).resolves.toEqual({ kind: 'job', job: 'a/b?c', ingressUrl: 'http://10.0.0.2:7000', forwards: {} });
     await expect(lookUpRoute('x/y', opts)).resolves.toEqual({ kind: 'unknown' });
     expect(seenByHm.map((s) => s.url)).toEqual(['/internal/nodes/n%2F1', '/internal/nodes/x%2Fy']);
   });

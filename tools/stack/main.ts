@@ -172,6 +172,9 @@ async function demo(gateway: string, adminKey: string, caFile: string): Promise<
     SYNC_INTERVAL_MS: '2000',
     STOP_JOBS_ON_EXIT: 'true',
     NETWORK_ISOLATION: isolation,
+    // Ready endpoints forwarded by the kernel (ADR 0092), which needs root as isolation does; another stack's agent on this
+    // machine takes other ports of the range (each port is held while forwarded).
+    FORWARD_PORTS: process.env.FORWARD_PORTS ?? (isolation === 'true' ? '20000-20999' : ''),
     // A registry of your own on this machine (docker-registry on 127.0.0.1) may serve the stack's jobs.
     ALLOW_PRIVATE_REGISTRIES: process.env.ALLOW_PRIVATE_REGISTRIES ?? '127.0.0.1,localhost',
   };

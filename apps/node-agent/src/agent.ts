@@ -1,4 +1,5 @@
 import os from 'node:os';
+import { defaultForwardAddress, EndpointForwards } from './docker/forwards';
 import { networkIsolation } from './docker/isolation';
 import type { Logger } from 'pino';
 import { listen, metricsOf, serveMetrics, type RelaySet, type RunningServer, type Tracing } from '@ocg/http';
@@ -48,6 +49,7 @@ export class NodeAgent {
     const gpus = await detectGpus(docker, config.NODE_GPUS);
     const metrics = metricsOf('node-agent', config, logger);
     const isolation = await networkIsolation({ enabled: config.NETWORK_ISOLATION, allow: config.NETWORK_ISOLATION_ALLOW, command: config.IPTABLES }, logger);
+    const forwards = await endpointForwards(config, logger);
     const resources = await resourceStage(config, logger);
     const executor = new Executor({
       docker,
@@ -58,6 +60,7 @@ export class NodeAgent {
       domain: config.NODE_DOMAIN,
       gpus,
       isolation,
+      forwards,
       limits: {
         memoryBytes: containerMemoryBytes(config),
         pidsLimit: config.CONTAINER_PIDS_LIMIT,
@@ -143,4 +146,16 @@ export class NodeAgent {
     await Promise.all([this.parts.relays?.close(10_000), this.api.close(), this.ingress.close(), this.parts.metrics?.close()]);
     await this.executor.close();
   }
+}
+
+/** The node's endpoint forwards when FORWARD_PORTS is set (ADR 0092). */
+async function endpointForwards(config: ResolvedConfig, logger: Logger): Promise<EndpointForwards | undefined> {
+  if (!config.FORWARD_PORTS) return undefined;
+  const address = config.FORWARD_ADDRESS ?? defaultForwardAddress(config.INGRESS_URL);
+  if (!address) {
+    logger.warn('FORWARD_PORTS is set but this host has no IPv4 address besides loopback: endpoint forwards off (set FORWARD_ADDRESS)');
+    return undefined;
+  }
+  const settings = { command: config.IPTABLES, node: config.NODE_ID, address, ports: config.FORWARD_PORTS, from: config.FORWARD_FROM };
+  return EndpointForwards.start({ ...settings, quarantineMs: config.FORWARD_QUARANTINE_SECONDS * 1000 }, logger);
 }

@@ -60,6 +60,32 @@ const schema = z
     NETWORK_ISOLATION_ALLOW: list().refine((l) => l.every((c) => CIDR.test(c)), 'IPv4 ranges such as 10.1.2.0/24, separated by commas'),
     /** The iptables command matching the one dockerd uses (iptables, iptables-legacy, iptables-nft). */
     IPTABLES: z.string().min(1).default('iptables'),
+    /**
+     * Endpoint forwards (ADR 0092): ports of this range (`first-last`) are forwarded by the kernel, one per ready endpoint,
+     * to its container, so the gateway reaches it without the ingress's hop. Unset: off, everything through the ingress.
+     */
+    FORWARD_PORTS: z
+      .string()
+      .optional()
+      .or(z.literal('').transform(() => undefined))
+      .transform((v, ctx) => {
+        if (v === undefined) return undefined;
+        const m = /^(\d{1,5})-(\d{1,5})$/.exec(v.trim());
+        const [first, last] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
+        if (m && first >= 1024 && first <= last && last <= 65535) return { first, last };
+        ctx.addIssue({ code: 'custom', message: 'a port range such as 20000-20999 (from 1024 to 65535)' });
+        return z.NEVER;
+      }),
+    /** The IPv4 address the gateway connects to for forwards (not loopback). Default: INGRESS_URL's when it is one, else the host's first. */
+    FORWARD_ADDRESS: z
+      .ipv4()
+      .optional()
+      .or(z.literal('').transform(() => undefined))
+      .refine((a) => a === undefined || !a.startsWith('127.'), 'not a loopback address: the kernel does not forward those to containers'),
+    /** IPv4 ranges (CIDR) of other machines admitted to forwards: the gateway's addresses. Processes of this host always are. */
+    FORWARD_FROM: list().refine((l) => l.every((c) => CIDR.test(c)), 'IPv4 ranges such as 10.1.2.0/24, separated by commas'),
+    /** A port whose forward ended is not given to another endpoint for this long: longer than the gateway serves a stale route (INGRESS_STALE_MS). */
+    FORWARD_QUARANTINE_SECONDS: count(900),
     /** Registries on loopback, private or link-local addresses that jobs may pull from: `host`, `host:port` or `*`. */
     ALLOW_PRIVATE_REGISTRIES: list(),
     /** Container creates and starts at once, over all jobs: a large group must not starve the node's API and ingress. */

@@ -1,6 +1,6 @@
 /** In-process implementations of the seam: `--run` and tests hand jobs over directly. */
 import type { Logger } from 'pino';
-import type { EndpointStatus, JobAssignment, JobSummary, OpStatus } from './executor/types';
+import type { EndpointReport, JobAssignment, JobSummary, OpStatus } from './executor/types';
 import type { JobSink, JobSource, Reporter } from './seam';
 
 /** Jobs submitted in this process; those submitted before `start` wait for the sink. */
@@ -36,7 +36,7 @@ export class LogReporter implements Reporter {
     this.logger.info({ job, op: rest }, `op ${op.id} ${op.state}`);
   }
 
-  endpointChanged(job: string, op: string, endpoint: EndpointStatus): void {
+  endpointChanged(job: string, op: string, endpoint: EndpointReport): void {
     this.logger.info({ job, op, endpoint }, `endpoint ${endpoint.host} ${endpoint.status}`);
   }
 
@@ -57,7 +57,7 @@ export class FanoutReporter implements Reporter {
     for (const r of this.reporters) r.opChanged(job, op);
   }
 
-  endpointChanged(job: string, op: string, endpoint: EndpointStatus): void {
+  endpointChanged(job: string, op: string, endpoint: EndpointReport): void {
     for (const r of this.reporters) r.endpointChanged(job, op, endpoint);
   }
 

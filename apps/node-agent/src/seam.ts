@@ -4,7 +4,7 @@
  * deployment-manager) and a Reporter hears what happens (next: reports to
  * deployment-manager, heartbeats from host-manager).
  */
-import type { EndpointStatus, JobAssignment, JobSummary, OpStatus } from './executor/types';
+import type { EndpointReport, JobAssignment, JobSummary, OpStatus } from './executor/types';
 
 export interface JobSink {
   /** Starts the job; idempotent by job address. */
@@ -30,6 +30,6 @@ export interface Reporter {
   /** A job started, or was adopted by a restarted agent (`adopted`). */
   jobStarted(job: string, adopted: boolean): void;
   opChanged(job: string, op: OpStatus): void;
-  endpointChanged(job: string, op: string, endpoint: EndpointStatus): void;
+  endpointChanged(job: string, op: string, endpoint: EndpointReport): void;
   jobEnded(summary: JobSummary): Promise<void>;
 }

@@ -142,6 +142,11 @@ it("serves a private op's ports only at its secret label, never at names derived
   await t.waitOp(job, 'admin', (o) => o.endpoints[0]?.status === 'ONLINE');
   await t.waitOp(job, 'site', (o) => o.endpoints[0]?.status === 'ONLINE');
   expect(t.op(job, 'admin').endpoints.map((e) => e.host)).toEqual([`${job}-${label}-9090`, `${job}-${label}-9091`]);
+  // Every name leading to an endpoint, as the control plane hears it (the gateway routes each to a forward): none derived for the private op.
+  const lower = job.toLowerCase();
+  const hosts = (op: string, port: number) => t.reporter.endpoints.filter((e) => e.job === job && e.op === op && e.endpoint.port === port).at(-1)?.endpoint.hosts;
+  expect([hosts('admin', 9090), hosts('admin', 9091)]).toEqual([[`${lower}-${label}`, `${lower}-${label}-9090`], [`${lower}-${label}-9091`]]);
+  expect(hosts('site', 8080)).toEqual([lower, `${lower}-8080`, `${lower}-0-8080`]);
   expect((await viaIngress(t.agent.ingress.url, `${job}-${label}-9090`)).body).toBe('private\n');
   expect((await viaIngress(t.agent.ingress.url, `${job}-${label.toUpperCase()}`)).body).toBe('private\n');
   for (const derived of [`${job}-9090`, `${job}-1-9090`, `${job}-9091`]) expect((await viaIngress(t.agent.ingress.url, derived)).status).toBe(404);

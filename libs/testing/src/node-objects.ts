@@ -26,14 +26,27 @@ export async function removeNodeObjects(nodeId: string, docker = new Docker({ so
     if (job) await dropJobRules(job);
     await docker.getNetwork(n.Id).remove().catch(ignore);
   }
+  await dropTagged(`ocg-fwd:${nodeId}:`, [
+    ['nat', 'PREROUTING'],
+    ['nat', 'OUTPUT'],
+    ['filter', 'DOCKER-USER'],
+  ]);
 }
 
 /** The iptables rules the agent made for a job network (tagged `ocg-job-<job>`); none without iptables. */
 export async function dropJobRules(job: string): Promise<void> {
-  for (const chain of ['INPUT', 'DOCKER-USER']) {
-    const { stdout } = await exec('iptables', ['-w', '5', '-S', chain]).catch(() => ({ stdout: '' }));
-    for (const line of stdout.split('\n')) {
-      if (line.includes(`ocg-job-${job} `)) await exec('iptables', ['-w', '5', '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
+  await dropTagged(`ocg-job-${job} `, [
+    ['filter', 'INPUT'],
+    ['filter', 'DOCKER-USER'],
+  ]);
+}
+
+/** Rules whose comment starts with `prefix` (iptables quotes some comments: read without quotes). */
+async function dropTagged(prefix: string, chains: [string, string][]): Promise<void> {
+  for (const [table, chain] of chains) {
+    const { stdout } = await exec('iptables', ['-w', '5', '-t', table, '-S', chain]).catch(() => ({ stdout: '' }));
+    for (const line of stdout.replace(/"/g, '').split('\n')) {
+      if (line.includes(`--comment ${prefix}`)) await exec('iptables', ['-w', '5', '-t', table, '-D', ...line.slice(3).trim().split(/\s+/)]).catch(() => undefined);
     }
   }
 }

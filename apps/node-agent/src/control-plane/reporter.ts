@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { FinishJobRequest, NodeEndpointReport, NodeOpReport } from '@ocg/contracts';
-import type { EndpointStatus, JobSummary, OpStatus } from '../executor/types';
+import type { EndpointReport, JobSummary, OpStatus } from '../executor/types';
 import type { Reporter } from '../seam';
 import { Backoff, ControlPlaneError, sleep, type ControlPlaneClient } from './client';
 import { boundFinish, boundOp } from './bounds';
@@ -70,8 +70,8 @@ export class ControlPlaneReporter implements Reporter {
     this.tailTimer.unref();
   }
 
-  endpointChanged(job: string, op: string, e: EndpointStatus): void {
-    this.entry(job).endpoints.set(`${op}:${e.port}`, { op, port: e.port, host: e.host, ready: e.ready, online: e.status === 'ONLINE' });
+  endpointChanged(job: string, op: string, e: EndpointReport): void {
+    this.entry(job).endpoints.set(`${op}:${e.port}`, { op, port: e.port, host: e.host, ready: e.ready, online: e.status === 'ONLINE', forward: e.forward ?? null, hosts: e.hosts });
     this.schedule(this.settings.batchMs ?? 200);
   }
 

@@ -1,3 +1,4 @@
+import type { EndpointForwards } from '../docker/forwards';
 import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
@@ -37,6 +38,8 @@ export interface ExecutorOptions {
   gpus: boolean;
   /** Keeps job networks off the host and metadata addresses; absent: not isolated. */
   isolation?: NetworkIsolation;
+  /** Ready endpoints forwarded by the kernel (FORWARD_PORTS); absent: everything through the ingress. */
+  forwards?: EndpointForwards;
   /** The node's own limits; each job's are the market's within them. */
   limits: NodeLimits;
   health: HealthTiming;
@@ -258,6 +261,7 @@ export class Executor implements JobSink {
       logger: o.logger,
       reportTimeoutMs: o.reportTimeoutMs,
       isolation: o.isolation,
+      forwards: o.forwards,
       cleaner: this.cleaner,
       opContext: {
         docker: o.docker,

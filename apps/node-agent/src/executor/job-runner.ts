@@ -1,3 +1,4 @@
+import type { EndpointForwards } from '../docker/forwards';
 import type { NetworkIsolation } from '../docker/isolation';
 import type Docker from 'dockerode';
 import type { Logger } from 'pino';
@@ -27,6 +28,7 @@ export interface JobRunnerDeps {
   cleaner: Cleaner;
   onEnded: (runner: JobRunner, summary: JobSummary) => void;
   isolation?: NetworkIsolation;
+  forwards?: EndpointForwards;
 }
 
 /** setTimeout's limit; longer deadlines are re-armed. */
@@ -70,7 +72,7 @@ export class JobRunner {
     this.deadline = assignment.deadline;
     this.plan = planStages(assignment.definition);
     this.logger = deps.logger.child({ job: this.job });
-    this.tracker = new ChangeTracker(this, deps.reporter, deps.domain);
+    this.tracker = new ChangeTracker(this, deps.reporter, deps.domain, deps.forwards);
     let resolve!: (s: JobSummary) => void;
     this.done = { promise: new Promise<JobSummary>((r) => (resolve = r)), resolve };
     const ctx: OpContext = {
@@ -250,6 +252,8 @@ export class JobRunner {
     const why = reasons.jobEnded(reason);
     for (const op of this.ops) op.markEnding({ state: 'stopped', reason: why });
     this.cancel.abort();
+    // The gateway stops reaching the containers directly before they stop (the ingress answers for an ending job).
+    await this.deps.forwards?.release(this.job);
     await this.beginning.catch(() => undefined);
     await this.note({ kind: 'job-ended', state, reason, at: Date.now() });
     for (const op of this.ops) await op.leaveNetwork(); // one at a time (see OpRunner.leaveNetwork)

@@ -3,7 +3,8 @@ import type { Reporter } from '../seam';
 import type { JobRunner } from './job-runner';
 import type { OpRunner } from './op-runner';
 import type { OpPort } from './op-container';
-import type { EndpointStatus, JobResults, JobStatus, OpStatus } from './types';
+import type { EndpointForwards } from '../docker/forwards';
+import type { EndpointReport, EndpointStatus, JobResults, JobStatus, OpStatus } from './types';
 
 const iso = (d: Date | null): string | null => (d ? d.toISOString() : null);
 
@@ -69,6 +70,19 @@ export function endpointHost(runner: JobRunner, op: OpRunner, port: number): str
 
 type Found = { op: OpRunner; port: number } | undefined;
 
+/** Every first label the ingress serves this endpoint at (`findEndpoint` decides), lowercase: the gateway routes each to its forward. */
+export function endpointHosts(runner: JobRunner, op: OpRunner, port: number): string[] {
+  const secret = privateLabel(op);
+  const forms = secret ? [[secret], [secret, String(port)]] : [[], [String(port)], [String(op.plan.opIndex), String(port)]];
+  const job = runner.job.toLowerCase();
+  return forms
+    .filter((rest) => {
+      const found = findEndpoint(runner, rest);
+      return found?.op === op && found.port === port;
+    })
+    .map((rest) => [job, ...rest].join('-').toLowerCase());
+}
+
 /**
  * The op and port a host's first label names, after the job address:
  * nothing (the job's first exposed port), `<port>`, or `<opIndex>-<port>`,
@@ -115,6 +129,7 @@ export class ChangeTracker {
     private readonly runner: JobRunner,
     private readonly reporter: Reporter,
     private readonly domain: string,
+    private readonly forwards?: EndpointForwards,
   ) {}
 
   private readonly dirty = new Set<OpRunner>();
@@ -145,7 +160,19 @@ export class ChangeTracker {
     const status = opStatus(this.runner, op, this.domain);
     const { endpoints, ...rest } = status;
     if (this.changed(this.ops, op.id, rest)) this.safely(() => this.reporter.opChanged(this.runner.job, status));
-    for (const e of endpoints) if (this.changed(this.endpoints, `${op.id}:${e.port}`, e)) this.safely(() => this.reporter.endpointChanged(this.runner.job, op.id, e));
+    for (const e of endpoints) {
+      const report = this.endpointReport(op, e);
+      if (this.changed(this.endpoints, `${op.id}:${e.port}`, report)) this.safely(() => this.reporter.endpointChanged(this.runner.job, op.id, report));
+    }
+  }
+
+  /** The endpoint with the host labels leading to it and, on a node with forwards, its forward once in place (asked for here). */
+  private endpointReport(op: OpRunner, e: EndpointStatus): EndpointReport {
+    const hosts = endpointHosts(this.runner, op, e.port);
+    if (!this.forwards) return { ...e, hosts };
+    const ip = !this.runner.ended && e.ready && e.status === 'ONLINE' ? op.ip : undefined;
+    this.forwards.want(this.runner.job, op.id, e.port, ip ? { ip, port: e.port } : undefined, () => this.mark(op));
+    return { ...e, hosts, forward: this.forwards.addressOf(this.runner.job, op.id, e.port) };
   }
 
   /** A reporter that throws must not stop the job's state machine. */

@@ -7,6 +7,8 @@ export type OpState = JobOpState;
 export type JobState = NodeJobState;
 export type EndpointHealth = NodeEndpointHealth;
 export type EndpointStatus = NodeEndpointStatus;
+/** What the control plane hears of an endpoint: its status, the host labels leading to it, and its forward (ADR 0092). */
+export type EndpointReport = EndpointStatus & { hosts: string[]; forward?: string };
 export type OpStatus = NodeOpStatus;
 export type JobStatus = NodeJobStatus;
 export type JobResults = NodeJobResults;

@@ -17,10 +17,15 @@ const run = (cmd: string, args: string[]) => exec(cmd, args);
 export interface LanPeer {
   address: string;
   port: number;
+  /** The host's end of the pair: an address of the host, reached from the peer directly. */
+  hostAddress: string;
+  /** Runs a shell line inside the peer; its standard output ('' when it fails). */
+  sh(line: string): Promise<string>;
   stop(): Promise<void>;
 }
 
-export async function startLanPeer(): Promise<LanPeer> {
+/** `defaultRoute`: the peer's other traffic goes through the host (it reaches the host's other addresses). */
+export async function startLanPeer(opts: { defaultRoute?: boolean } = {}): Promise<LanPeer> {
   const name = `ocgl${randomBytes(3).toString('hex')}`;
   const [b, c] = [randomBytes(1)[0], (randomBytes(1)[0] & 0x3f) * 4];
   const host = `10.213.${b}.${c + 1}`;
@@ -35,6 +40,7 @@ export async function startLanPeer(): Promise<LanPeer> {
     ['link', 'set', `${name}a`, 'up'],
     ['netns', 'exec', name, 'ip', 'addr', 'add', `${peer}/30`, 'dev', `${name}b`],
     ['netns', 'exec', name, 'ip', 'link', 'set', `${name}b`, 'up'],
+    ...(opts.defaultRoute ? [['netns', 'exec', name, 'ip', 'route', 'add', 'default', 'via', host]] : []),
   ];
   for (const step of steps) await run('ip', step);
   const server = spawn('ip', ['netns', 'exec', name, 'busybox', 'httpd', '-f', '-p', '8080', '-h', www], { stdio: 'ignore' });
@@ -42,6 +48,12 @@ export async function startLanPeer(): Promise<LanPeer> {
   return {
     address: peer,
     port: 8080,
+    hostAddress: host,
+    sh: (line) =>
+      exec('ip', ['netns', 'exec', name, 'sh', '-c', line]).then(
+        (r) => r.stdout,
+        () => '',
+      ),
     stop: async () => {
       server.kill('SIGKILL');
       await new Promise((r) => (server.exitCode === null ? server.once('exit', r) : r(undefined)));

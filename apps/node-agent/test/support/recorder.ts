@@ -1,11 +1,11 @@
-import type { EndpointStatus, JobSummary, OpStatus } from '../../src/executor/types';
+import type { EndpointReport, JobSummary, OpStatus } from '../../src/executor/types';
 import type { Reporter } from '../../src/seam';
 
 /** Keeps what the executor reported, for assertions on the seam. */
 export class RecordingReporter implements Reporter {
   readonly started: { job: string; adopted: boolean }[] = [];
   readonly ops: { job: string; op: OpStatus; at: number }[] = [];
-  readonly endpoints: { job: string; op: string; endpoint: EndpointStatus; at: number }[] = [];
+  readonly endpoints: { job: string; op: string; endpoint: EndpointReport; at: number }[] = [];
   readonly ended: JobSummary[] = [];
 
   jobStarted(job: string, adopted: boolean): void {
@@ -16,7 +16,7 @@ export class RecordingReporter implements Reporter {
     this.ops.push({ job, op, at: Date.now() });
   }
 
-  endpointChanged(job: string, op: string, endpoint: EndpointStatus): void {
+  endpointChanged(job: string, op: string, endpoint: EndpointReport): void {
     this.endpoints.push({ job, op, endpoint, at: Date.now() });
   }
 

@@ -28,19 +28,7 @@ describe('metrics scraped by Prometheus', () => {
     for (const name of SCRAPED) metricsPorts[name] = await freePort();
     stack = await FaultStack.start(Object.fromEntries(SCRAPED.map((name) => [name, { METRICS_PORT: String(metricsPorts[name]) }])));
     prometheus = await startPrometheus(Object.fromEntries(SCRAPED.map((name) => [name, `127.0.0.1:${metricsPorts[name]}`])));
-    const made = await stack.call('POST', '/users', stack.adminKey, { email: `metrics-${Date.now()}@example.com`, name: 'Metrics' });
-    userKey = made.body.apiKey.key;
-    await stack.call('POST', '/credits/grant', stack.adminKey, { userId: made.body.user.id, amount: 100_000_000, reason: 'metrics test' });
-    const market = await stack.call('POST', '/markets', stack.adminKey, {
-      name: `metrics-${process.pid}`,
-      pricePerSecond: 100,
-      defaultDurationSeconds: 600,
-      maxDurationSeconds: 3600,
-    });
-    await stack.startAgent(market.body.name, market.body.joinToken);
-    const posted = await stack.call('POST', '/jobs', userKey, { definition: webJob('metered'), market: market.body.name, durationSeconds: 600 });
-    if (posted.status !== 200) throw new Error(`job not posted: ${JSON.stringify(posted.body)}`);
-    job = posted.body.address;
+    ({ userKey, job } = await stack.postJob('metrics', webJob('metered'), { credits: 100_000_000, pricePerSecond: 100 }));
     await waitFor(async () => (await stack.endpoint(job)).body === 'metered\n' || undefined, { timeoutMs: 120_000, intervalMs: 250, what: "the job's endpoint" });
   }, 240_000);
 

@@ -146,6 +146,26 @@ export class FaultStack {
     );
   }
 
+  /**
+   * A user with `credits`, a market of this process at `pricePerSecond`, this stack's node agent joined to it,
+   * and `definition` posted there for 600 s: the user's key and the job's address.
+   */
+  async postJob(name: string, definition: object, opts: { credits: number; pricePerSecond: number }): Promise<{ userKey: string; job: string }> {
+    const made = await this.call('POST', '/users', this.adminKey, { email: `${name}-${Date.now()}@example.com`, name });
+    const userKey: string = made.body.apiKey.key;
+    await this.call('POST', '/credits/grant', this.adminKey, { userId: made.body.user.id, amount: opts.credits, reason: `${name} test` });
+    const market = await this.call('POST', '/markets', this.adminKey, {
+      name: `${name}-${process.pid}`,
+      pricePerSecond: opts.pricePerSecond,
+      defaultDurationSeconds: 600,
+      maxDurationSeconds: 3600,
+    });
+    await this.startAgent(market.body.name, market.body.joinToken);
+    const posted = await this.call('POST', '/jobs', userKey, { definition, market: market.body.name, durationSeconds: 600 });
+    if (posted.status !== 200) throw new Error(`job not posted: ${JSON.stringify(posted.body)}`);
+    return { userKey, job: posted.body.address };
+  }
+
   /** A request to the gateway, the response as it came (10 s timeout). */
   raw(method: string, path: string, key: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     return fetch(`${this.gateway}${path}`, {

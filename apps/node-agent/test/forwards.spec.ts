@@ -91,6 +91,21 @@ describe('a node with endpoint forwards', () => {
     await expect(request(`http://${forward}/`, { host: 'x' })).rejects.toThrow();
   });
 
+  it("never forwards a private op's ports: only the ingress checks their secret label", async () => {
+    const label = 'kq7xz2mbw4ra';
+    const { job } = await t.submit(
+      definition([runOp('site', serve(8080, 'public'), { args: { expose: 8080 } }), runOp('admin', serve(9090, 'private'), { args: { expose: 9090, private: true } })]),
+      { prepare: (d) => ({ ...d, ops: d.ops.map((op) => (op.id === 'admin' && op.type === 'container/run' ? { ...op, args: { ...op.args, private_label: label } } : op)) }) },
+    );
+    await waitFor(() => forwardOf(t, job), 'the public endpoint forward');
+    await t.waitOp(job, 'admin', (o) => o.endpoints[0]?.status === 'ONLINE');
+    const reports = t.reporter.endpoints.filter((e) => e.job === job && e.op === 'admin');
+    expect(reports.at(-1)?.endpoint).toMatchObject({ status: 'ONLINE', hosts: [`${job.toLowerCase()}-${label}`, `${job.toLowerCase()}-${label}-9090`] });
+    expect(reports.map((e) => e.endpoint.forward)).toEqual(reports.map(() => undefined));
+    expect((await forwardRules(`ocg-fwd:${node}:${job}`)).filter((rule) => /[: ]9090\b/.test(rule))).toEqual([]);
+    await t.agent.executor.stopAndWait(job, 'test done');
+  });
+
   it('takes the forward away while a continuous check fails, and forwards on another port once it passes again', async () => {
     const check = { type: 'http', path: '/health', method: 'GET', expected_status: 200, continuous: true };
     const script = `mkdir -p /w && echo up > /w/health && echo fine > /w/index.html && httpd -f -p 8080 -h /w`;

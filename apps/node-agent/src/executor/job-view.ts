@@ -166,10 +166,14 @@ export class ChangeTracker {
     }
   }
 
-  /** The endpoint with the host labels leading to it and, on a node with forwards, its forward once in place (asked for here). */
+  /**
+   * The endpoint with the host labels leading to it and, on a node with forwards, its forward once in place (asked for
+   * here). A private op's ports are never forwarded: a forward has no host to check, so a node that lied about its own
+   * forwards could have the gateway connect to this one's, and only the ingress keeps the secret label a secret.
+   */
   private endpointReport(op: OpRunner, e: EndpointStatus): EndpointReport {
     const hosts = endpointHosts(this.runner, op, e.port);
-    if (!this.forwards) return { ...e, hosts };
+    if (!this.forwards || privateLabel(op) !== undefined) return { ...e, hosts };
     const ip = !this.runner.ended && e.ready && e.status === 'ONLINE' ? op.ip : undefined;
     this.forwards.want(this.runner.job, op.id, e.port, ip ? { ip, port: e.port } : undefined, () => this.mark(op));
     return { ...e, hosts, forward: this.forwards.addressOf(this.runner.job, op.id, e.port) };

@@ -205,60 +205,19 @@ export class EndpointForwards {
     });
   }
 
-  /** Waits for the changes asked so far. */
-  settled(): Promise<void> {
-    return this.enqueue(async () => undefined);
-  }
-
   private rulesOf(job: string, nodePort: number, target: ForwardTarget): string[][] {
     const tag = ['-m', 'comment', '--comment', tagOf(this.settings.node, job)];
-    const to = `${target.ip}:${target.port}`;
-    const dnat = (chain: string) => [
-      'nat',
-      chain,
-      '-d',
-      `${this.settings.address}/32`,
-      '-p',
-      'tcp',
-      '-m',
-      'tcp',
-      '--dport',
-      String(nodePort),
-      ...tag,
-      '-j',
-      'DNAT',
-      '--to-destination',
-      to,
-    ];
+    const rule = (table: string, chain: string, match: string, action: string) => [table, chain, ...match.split(' '), ...tag, ...action.split(' ')];
+    const dnat = (chain: string) => rule('nat', chain, `-d ${this.settings.address}/32 -p tcp -m tcp --dport ${nodePort}`, `-j DNAT --to-destination ${target.ip}:${target.port}`);
     // No other machine admitted: only a gateway on this host (OUTPUT) is forwarded to.
     if (this.settings.from.length === 0) return [dnat('OUTPUT')];
-    const container = ['-d', `${target.ip}/32`, '-p', 'tcp', '-m', 'tcp', '--dport', String(target.port)];
+    const container = `-d ${target.ip}/32 -p tcp -m tcp --dport ${target.port}`;
     // Each rule goes in at the top of its chain, so the last ones come first: replies, admissions, then the drop of anyone else
     // (without relying on the FORWARD policy Docker sets); traffic from job bridges is the isolation's and Docker's to judge.
-    const drop = ['filter', 'DOCKER-USER', '!', '-i', 'br-+', ...container, '-m', 'conntrack', '--ctstate', 'NEW', ...tag, '-j', 'DROP'];
-    const admit = this.settings.from.map((cidr) => ['filter', 'DOCKER-USER', '-s', cidr, '!', '-i', 'br-+', ...container, ...tag, '-j', 'ACCEPT']);
+    const drop = rule('filter', 'DOCKER-USER', `! -i br-+ ${container} -m conntrack --ctstate NEW`, '-j DROP');
+    const admit = this.settings.from.map((cidr) => rule('filter', 'DOCKER-USER', `-s ${cidr} ! -i br-+ ${container}`, '-j ACCEPT'));
     // Replies of connections made to the container (never a connection it opens): the isolation's drops of private destinations come after.
-    const replies = [
-      'filter',
-      'DOCKER-USER',
-      '-s',
-      `${target.ip}/32`,
-      '-p',
-      'tcp',
-      '-m',
-      'tcp',
-      '--sport',
-      String(target.port),
-      '-m',
-      'conntrack',
-      '--ctstate',
-      'ESTABLISHED',
-      '--ctdir',
-      'REPLY',
-      ...tag,
-      '-j',
-      'ACCEPT',
-    ];
+    const replies = rule('filter', 'DOCKER-USER', `-s ${target.ip}/32 -p tcp -m tcp --sport ${target.port} -m conntrack --ctstate ESTABLISHED --ctdir REPLY`, '-j ACCEPT');
     return [dnat('PREROUTING'), dnat('OUTPUT'), drop, ...admit, replies];
   }
 
@@ -270,8 +229,8 @@ export class EndpointForwards {
         forward.nodePort = port;
         return port;
       } catch (err) {
+        this.free(port); // another process's (skipped for the quarantine), or the address is gone
         if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw err;
-        this.free(port); // another process's: skipped for the quarantine
       }
     }
     return undefined;

@@ -67,9 +67,8 @@ const schema = z
     FORWARD_PORTS: z
       .string()
       .optional()
-      .or(z.literal('').transform(() => undefined))
       .transform((v, ctx) => {
-        if (v === undefined) return undefined;
+        if (v === undefined || v.trim() === '') return undefined;
         const m = /^(\d{1,5})-(\d{1,5})$/.exec(v.trim());
         const [first, last] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
         if (m && first >= 1024 && first <= last && last <= 65535) return { first, last };

@@ -171,5 +171,7 @@ describe('forward settings', () => {
     expect(() => loadConfig({ FORWARD_PORTS: '3000-2000' })).toThrow(/FORWARD_PORTS/);
     expect(() => loadConfig({ FORWARD_FROM: 'gateway' })).toThrow(/FORWARD_FROM/);
     expect(loadConfig({ FORWARD_PORTS: '20000-20999' }).FORWARD_PORTS).toEqual({ first: 20000, last: 20999 });
+    // Set and empty, as compose and the stack pass them when off.
+    expect(loadConfig({ FORWARD_PORTS: '', FORWARD_ADDRESS: '', FORWARD_FROM: '' })).toMatchObject({ FORWARD_PORTS: undefined, FORWARD_ADDRESS: undefined, FORWARD_FROM: [] });
   });
 });

@@ -37,7 +37,8 @@ export class LogReporter implements Reporter {
   }
 
   endpointChanged(job: string, op: string, endpoint: EndpointReport): void {
-    this.logger.info({ job, op, endpoint }, `endpoint ${endpoint.host} ${endpoint.status}`);
+    // An endpoint is reported again once its forward is in place (ADR 0092): the line says so rather than repeating its status.
+    this.logger.info({ job, op, endpoint }, `endpoint ${endpoint.host} ${endpoint.status}${endpoint.forward ? `, forwarded at ${endpoint.forward}` : ''}`);
   }
 
   async jobEnded(summary: JobSummary): Promise<void> {

@@ -40,7 +40,7 @@ export class NodeAgent {
     readonly adopted: string[],
     /** The resources kept warm; undefined when the node has no resource cache. */
     readonly warm: WarmSet | undefined,
-    private readonly parts: { source: JobSource; proxy: Ingress; relays?: RelaySet; metrics?: RunningServer },
+    private readonly parts: { source: JobSource; proxy: Ingress; relays?: RelaySet; metrics?: RunningServer; forwards?: EndpointForwards },
   ) {}
 
   static async start(config: ResolvedConfig, logger: Logger, parts: AgentParts): Promise<NodeAgent> {
@@ -87,6 +87,8 @@ export class NodeAgent {
       metrics,
     });
     const adopted = await executor.start();
+    // An earlier agent's forwards of the adopted jobs are taken back by their endpoints; the others end.
+    forwards?.keep(adopted);
     // Adopted jobs hold what they mount before anything (the warm set's downloads) may evict.
     await resources?.holdMounted(docker, config.NODE_ID);
     const warm = resources && new WarmSet(resources, config.RESOURCE_KEEP as ResourceItem[], logger);
@@ -123,10 +125,11 @@ export class NodeAgent {
       proxy.close();
       await Promise.all([relays?.close(0), api.close(), ingress.close(), metricsServer?.close()]);
       await executor.close();
+      forwards?.close();
       throw err;
     }
     logger.info({ api: api.url, ingress: ingress.url, gpus, adopted: adopted.length }, 'node agent ready');
-    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, relays, metrics: metricsServer });
+    return new NodeAgent(executor, api, ingress, adopted, warm, { source: parts.source, proxy, relays, metrics: metricsServer, forwards });
   }
 
   /**
@@ -145,6 +148,7 @@ export class NodeAgent {
     this.parts.proxy.close();
     await Promise.all([this.parts.relays?.close(10_000), this.api.close(), this.ingress.close(), this.parts.metrics?.close()]);
     await this.executor.close();
+    this.parts.forwards?.close();
   }
 }
 

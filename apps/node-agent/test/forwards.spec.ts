@@ -142,7 +142,7 @@ describe('a restarted node with endpoint forwards', () => {
     expect(left).toEqual([]);
   });
 
-  it("removes its predecessor's forwards (not another node's), keeps their ports out of use, and forwards the adopted endpoint again", async () => {
+  it("takes back its predecessor's forwards of adopted jobs as they are, ends those of jobs it did not adopt, and leaves another node's alone", async () => {
     await exec('iptables', ['-I', ...otherRule]);
     const first = await startTestAgent(node, forwardEnv());
     agents.push(first);
@@ -151,16 +151,22 @@ describe('a restarted node with endpoint forwards', () => {
     await first.close();
     // The kernel keeps forwarding while no agent runs.
     expect(await get(gateway, before)).toContain('adopted');
+    // A forward of this node's whose job is gone meanwhile (its rule as the agent writes them).
+    const gone = `ocg-fwd:${node}:gonejob`;
+    const goneRule = ['-t', 'nat', '-I', 'OUTPUT', '-d', `${gateway.hostAddress}/32`, '-p', 'tcp', '-m', 'tcp', '--dport', String(base + 19)];
+    await exec('iptables', [...goneRule, '-m', 'comment', '--comment', gone, '-j', 'DNAT', '--to-destination', '172.31.255.254:80']);
 
     const second = await startTestAgent(node, forwardEnv());
     agents.push(second);
     expect(second.agent.adopted).toEqual([job]);
-    const after = await waitFor(() => forwardOf(second, job), 'the adopted endpoint forward');
-    expect(after).not.toBe(before);
-    expect(await get(gateway, after)).toContain('adopted');
-    expect(await get(gateway, before)).not.toContain('adopted');
+    // Reported at once with the same port: the gateway's route does not change, and visitors never lose the endpoint.
+    expect(await waitFor(() => forwardOf(second, job), 'the adopted endpoint forward')).toBe(before);
+    expect(await get(gateway, before)).toContain('adopted');
+    expect(await get(stranger, before)).not.toContain('adopted');
+    expect(await forwardRules(gone)).toEqual([]);
     expect(await forwardRules(other)).toHaveLength(1);
     await second.agent.executor.stopAndWait(job, 'test done');
+    expect(await forwardRules(`ocg-fwd:${node}:`)).toEqual([]);
   });
 });
 

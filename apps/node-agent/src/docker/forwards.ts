@@ -67,16 +67,30 @@ const CHAINS: [string, string][] = [
 
 const tagOf = (node: string, job: string): string => `ocg-fwd:${node}:${job}`;
 
-/** `-S` lines carrying a tag that starts with `prefix`, as the delete commands of those rules (table first). */
-async function rulesTagged(command: string, prefix: string): Promise<{ args: string[]; port?: number }[]> {
-  const out: { args: string[]; port?: number }[] = [];
+/** A rule as `-S` printed it: `[table, chain, ...spec]` (what `rulesOf` makes), its job, and the container and node port it forwards. */
+interface TaggedRule {
+  rule: string[];
+  job: string;
+  /** `<ip>:<port>` of the container. */
+  target?: string;
+  /** The node's port (DNAT rules). */
+  port?: number;
+}
+
+/** `-S` lines carrying a tag that starts with `prefix`. */
+async function rulesTagged(command: string, prefix: string): Promise<TaggedRule[]> {
+  const out: TaggedRule[] = [];
   for (const [table, chain] of CHAINS) {
     const { stdout } = await exec(command, ['-w', '5', '-t', table, '-S', chain]).catch(() => ({ stdout: '' }));
     // iptables quotes a comment holding ':' or '.' (never a space: split on spaces, unquoted).
     for (const line of stdout.replace(/"/g, '').split('\n')) {
       if (!line.startsWith('-A ') || !line.includes(`--comment ${prefix}`)) continue;
-      const port = table === 'nat' ? /--dport (\d+)/.exec(line)?.[1] : undefined;
-      out.push({ args: ['-t', table, '-D', ...line.slice(3).trim().split(/\s+/)], port: port === undefined ? undefined : Number(port) });
+      const job = /--comment ocg-fwd:[^:\s]+:(\S+)/.exec(line)?.[1] ?? '';
+      const dnat = /--dport (\d+) .*--to-destination (\S+)/.exec(line);
+      // The container: what admissions and the drop go to, or what the replies come from (-S puts the interface match between).
+      const container = /-d (\S+)\/32 .*?--dport (\d+)/.exec(line) ?? /-s (\S+)\/32 .*?--sport (\d+)/.exec(line);
+      const target = dnat ? dnat[2] : container ? `${container[1]}:${container[2]}` : undefined;
+      out.push({ rule: [table, ...line.slice(3).trim().split(/\s+/)], job, target, port: dnat ? Number(dnat[1]) : undefined });
     }
   }
   return out;
@@ -94,8 +108,22 @@ export function defaultForwardAddress(ingressUrl: string | undefined): string | 
   return undefined;
 }
 
+/** An earlier agent's forward, held until its endpoint takes it back. */
+interface Leftover {
+  job: string;
+  target: string;
+  nodePort?: number;
+  reservation?: net.Server;
+  rules: string[][];
+}
+
+/** How long an earlier agent's forward waits for its endpoint to take it back (the adopted op's checks to pass). */
+const ADOPT_MS = 60_000;
+
 export class EndpointForwards {
   private readonly byKey = new Map<string, Forward>();
+  /** An earlier agent's forwards by `<job> <container>`. */
+  private readonly leftovers = new Map<string, Leftover>();
   private readonly inUse = new Set<number>();
   /** Ports whose forward ended, and when. */
   private readonly released = new Map<number, number>();
@@ -112,9 +140,8 @@ export class EndpointForwards {
   }
 
   /**
-   * Checks that the rules can be written, then removes what an earlier agent
-   * of this node left (its jobs' endpoints get new forwards once their checks
-   * pass again), keeping those ports out of use for the quarantine.
+   * Checks that the rules can be written, and takes over what an earlier
+   * agent of this node left (see `findLeftovers`).
    */
   static async start(settings: ForwardSettings, logger: Logger): Promise<EndpointForwards> {
     const usable = await exec(settings.command, ['-w', '5', '-t', 'nat', '-S', 'PREROUTING']).then(
@@ -132,13 +159,59 @@ export class EndpointForwards {
       },
     );
     const forwards = new EndpointForwards(settings, logger);
-    const now = Date.now();
-    for (const rule of await rulesTagged(settings.command, `${tagOf(settings.node, '')}`)) {
-      await exec(settings.command, ['-w', '5', ...rule.args]).catch(() => undefined);
-      if (rule.port !== undefined) forwards.released.set(rule.port, now);
-    }
+    await forwards.findLeftovers();
     logger.info({ address: settings.address, ports: `${settings.ports.first}-${settings.ports.last}`, from: settings.from }, 'endpoint forwards on');
     return forwards;
+  }
+
+  /**
+   * An earlier agent's forwards keep working while no agent runs. Each is held
+   * again (its port's listener) for its endpoint to take back as it is (`want`
+   * with the same container), so visitors never notice a restart; `keep` then
+   * ends those of jobs that were not adopted, and what no endpoint took back
+   * within `ADOPT_MS` ends too. Ports that cannot be held again are ended and
+   * quarantined.
+   */
+  private async findLeftovers(): Promise<void> {
+    const groups = new Map<string, Leftover>();
+    for (const found of await rulesTagged(this.settings.command, tagOf(this.settings.node, ''))) {
+      const key = `${found.job} ${found.target ?? ''}`;
+      let group = groups.get(key);
+      if (!group) groups.set(key, (group = { job: found.job, target: found.target ?? '', rules: [] }));
+      group.rules.push(found.rule);
+      if (found.port !== undefined) group.nodePort = found.port;
+    }
+    for (const [key, group] of groups) {
+      const { nodePort } = group;
+      const reservation = nodePort !== undefined && group.target ? await listenOn(this.settings.address, nodePort).catch(() => undefined) : undefined;
+      if (!reservation || nodePort === undefined) {
+        await this.remove(group.rules);
+        if (nodePort !== undefined) this.released.set(nodePort, Date.now());
+        continue;
+      }
+      this.inUse.add(nodePort);
+      this.leftovers.set(key, { ...group, reservation });
+    }
+    if (this.leftovers.size > 0) setTimeout(() => this.endLeftovers(() => true), ADOPT_MS).unref();
+  }
+
+  /** The jobs a restarted agent adopted: an earlier agent's forwards of any other job end now. */
+  keep(jobs: string[]): void {
+    const adopted = new Set(jobs);
+    this.endLeftovers((leftover) => !adopted.has(leftover.job));
+  }
+
+  private endLeftovers(which: (leftover: Leftover) => boolean): void {
+    for (const [key, leftover] of this.leftovers) {
+      if (!which(leftover)) continue;
+      this.leftovers.delete(key);
+      this.drop({ job: leftover.job, target: leftover.target, nodePort: leftover.nodePort, reservation: leftover.reservation, rules: leftover.rules, live: true });
+    }
+  }
+
+  /** The agent stops: the ports are let go of, the rules stay (the next agent takes them back). */
+  close(): void {
+    for (const held of [...this.byKey.values(), ...this.leftovers.values()]) held.reservation?.close();
   }
 
   /** `<address>:<port>` while the endpoint's forward is in place. */
@@ -162,6 +235,13 @@ export class EndpointForwards {
       this.drop(current);
     }
     if (!wanted || !target) return;
+    const leftover = this.leftovers.get(`${job} ${wanted}`);
+    if (leftover) {
+      // An earlier agent's forward of this endpoint, still in place: taken back as it is.
+      this.leftovers.delete(`${job} ${wanted}`);
+      this.byKey.set(key, { job, target: wanted, nodePort: leftover.nodePort, reservation: leftover.reservation, rules: leftover.rules, live: true });
+      return;
+    }
     const forward: Forward = { job, target: wanted, rules: [], live: false };
     this.byKey.set(key, forward);
     this.enqueue(async () => {
@@ -193,6 +273,7 @@ export class EndpointForwards {
 
   /** Ends every forward of the job; resolves once their rules are gone. */
   async release(job: string): Promise<void> {
+    this.endLeftovers((leftover) => leftover.job === job);
     for (const [key, forward] of this.byKey) {
       if (forward.job !== job) continue;
       this.byKey.delete(key);
@@ -200,8 +281,7 @@ export class EndpointForwards {
     }
     await this.enqueue(async () => {
       // Anything of the job's still there (a rule whose forward was dropped half-way).
-      for (const rule of await rulesTagged(this.settings.command, `${tagOf(this.settings.node, job)} `))
-        await exec(this.settings.command, ['-w', '5', ...rule.args]).catch(() => undefined);
+      await this.remove((await rulesTagged(this.settings.command, `${tagOf(this.settings.node, job)} `)).map((found) => found.rule));
     });
   }
 

@@ -9,7 +9,9 @@
  */
 import { request } from 'node:http';
 import { BUSYBOX_IMAGE, ensureBusyboxImage, waitFor } from '@ocg/testing';
-import { FaultStack, NODE_DOMAIN } from './support/fault-stack';
+import Docker from 'dockerode';
+import { INTERNAL_TOKEN_HEADER } from '@ocg/http';
+import { FaultStack, INTERNAL_TOKEN, NODE_DOMAIN } from './support/fault-stack';
 
 /** The op serves / with who connected (the TCP peer) and the `X-Forwarded-For` it got, and /health while /w/health exists. */
 const CGI = '#!/bin/sh\nprintf "Content-Type: text/plain\\r\\n\\r\\npeer=%s xff=%s\\n" "$REMOTE_ADDR" "$HTTP_X_FORWARDED_FOR"';
@@ -57,13 +59,12 @@ const who = (body: string): string | undefined => {
 
 /** The route deployment-manager gives the gateway. */
 async function forwardsOf(): Promise<Record<string, string>> {
-  const res = await fetch(`${stack.url('deployment-manager')}/internal/jobs/${address}`, { headers: { 'x-ocg-internal-token': 'internal-token-of-the-fault-injection-suite' } });
+  const res = await fetch(`${stack.url('deployment-manager')}/internal/jobs/${address}`, { headers: { [INTERNAL_TOKEN_HEADER]: INTERNAL_TOKEN } });
   return ((await res.json()) as { forwards: Record<string, string> }).forwards;
 }
 
 /** Runs a shell line in the job's container. */
 async function inContainer(line: string): Promise<void> {
-  const Docker = (await import('dockerode')).default;
   const docker = new Docker({ socketPath: '/var/run/docker.sock' });
   const [c] = await docker.listContainers({ filters: JSON.stringify({ label: [`ocg.job=${address}`] }) });
   const run = await docker.getContainer(c.Id).exec({ Cmd: ['sh', '-c', line] });

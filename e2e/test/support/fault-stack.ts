@@ -27,7 +27,7 @@ import {
 
 const root = resolve(__dirname, '../../..');
 export const NODE_DOMAIN = 'nodes.faults.test';
-const INTERNAL_TOKEN = 'internal-token-of-the-fault-injection-suite';
+export const INTERNAL_TOKEN = 'internal-token-of-the-fault-injection-suite';
 
 /** A job whose one op serves `text` at / on port 8080 (busybox httpd). */
 export function webJob(text: string) {

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 say() { echo "setup: $*"; }
 
 packages=()
-for pkg in redis-server docker.io busybox-static docker-registry apache2-utils openssl chromium nginx-light mmdebstrap docker-compose prometheus; do
+for pkg in redis-server docker.io busybox-static docker-registry apache2-utils openssl chromium nginx-light mmdebstrap docker-compose prometheus haproxy; do
   dpkg -s "$pkg" >/dev/null 2>&1 || packages+=("$pkg")
 done
 if [ ${#packages[@]} -gt 0 ]; then

@@ -8,12 +8,13 @@ const mutate = [
   'apps/gateway/src/forwarded.ts',
   'apps/gateway/src/pages/negotiate.ts',
   'apps/gateway/src/redirect.ts',
+  'apps/gateway/src/edge/routes.ts',
 ];
 
 const base = strykerConfig({ project: 'gateway', root: 'apps/gateway', mutate });
 
 // The focused specs of these parsers and the in-process specs that route through them. The others start the
 // whole product (services, Docker), which the sandbox does not hold and which would cost minutes per mutant.
-const specs = ['parsing/*', 'ingress', 'ingress-policy', 'forwarded', 'pages.negotiation', 'tls'];
+const specs = ['parsing/*', 'ingress', 'ingress-policy', 'forwarded', 'pages.negotiation', 'tls', 'edge'];
 
 export default { ...base, jest: { ...base.jest, config: { testMatch: specs.map((name) => `<rootDir>/test/${name}.spec.ts`) } } };

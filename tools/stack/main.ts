@@ -30,6 +30,7 @@ import {
   ensureBusyboxImage,
   ensureDocker,
   ensureLocalTls,
+  findExecutable,
   freePort,
   isConsoleEvent,
   launchServices,
@@ -106,6 +107,13 @@ async function main(): Promise<void> {
 
   const httpsPort = await port(8443, 'GATEWAY_PORT');
   const httpPort = await port(8080, 'GATEWAY_HTTP_PORT');
+  // Job hosts' own HTTPS port, served by HAProxy as the gateway's child (ADR 0093); without HAProxy, the gateway's port serves them.
+  const edgePort = process.env.STACK_EDGE === '0' || !findExecutable('haproxy') ? undefined : await port(9443, 'EDGE_PORT');
+  step(
+    edgePort
+      ? `job hosts at https://*.${NODE_DOMAIN}:${edgePort} (HAProxy, the gateway's edge)`
+      : `job hosts at the gateway's port (${process.env.STACK_EDGE === '0' ? 'STACK_EDGE=0' : 'no haproxy on this machine'})`,
+  );
   const ports: Record<string, number> = { gateway: httpsPort };
   if (freePorts) for (const name of ['client-manager', 'host-manager', 'deployment-manager']) ports[name] = await freePort();
   const stack = await launchServices({
@@ -118,8 +126,8 @@ async function main(): Promise<void> {
     // The demo node's ingress is on loopback, which the gateway refuses by default.
     env: { ...secrets, NODE_DOMAIN, ALLOW_PRIVATE_INGRESS: 'true' },
     serviceEnv: {
-      gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: String(httpPort) },
-      'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(httpsPort) },
+      gateway: { TLS_CERT_FILE: tls.certFile, TLS_KEY_FILE: tls.keyFile, HTTP_REDIRECT_PORT: String(httpPort), ...(edgePort ? { EDGE_PORT: String(edgePort) } : {}) },
+      'deployment-manager': { PUBLIC_URL: `https://localhost:${httpsPort}`, NODE_PUBLIC_PORT: String(edgePort ?? httpsPort) },
     },
     onStep: step,
     detached: true,

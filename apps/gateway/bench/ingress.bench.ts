@@ -262,13 +262,27 @@ async function main(): Promise<void> {
     // This checkout's gateway and node agent (their command lines name their entry files).
     const entry = (path: string) => pidsWhere((cmdline) => cmdline.includes(join(root, path)));
     const [gatewayPids, agentPids] = [entry('apps/gateway/src/main.ts'), entry('apps/node-agent/src/main.ts')];
+    // The gateway's edge proxy (ADR 0093), its child: HAProxy serves job hosts at the job URL's port when the stack has it.
+    const edgePids = pidsWhere((cmdline, ppid) => gatewayPids.includes(ppid) && /(^|\/)haproxy /.test(cmdline));
+    const gatewayPort = new URL(gateway).port;
+    const edgeOn = new URL(url).port !== gatewayPort;
     // Beside the proxies, every run counts the origin's processes and this one (the load generator): their sum is the path's CPU a request.
     const ends = { origin: origin.pids, 'load generator': [process.pid] };
     const targets: Array<Target & { proxies: Record<string, number[]> }> = [
       { name: 'direct', origin: `http://${container}`, proxies: { ...ends } },
       { name: 'node ingress', origin: ingress, host, proxies: { 'node ingress': agentPids, ...ends } },
-      { name: 'gateway', origin: `https://127.0.0.1:${new URL(url).port}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids, ...ends } },
+      {
+        name: 'gateway',
+        origin: `https://127.0.0.1:${new URL(url).port}`,
+        host,
+        ca: tls.ca,
+        proxies: { ...(edgeOn ? { 'edge (HAProxy)': edgePids } : {}), gateway: gatewayPids, 'node ingress': agentPids, ...ends },
+      },
       { name: 'nginx', origin: nginx.origin, host: 'localhost', ca: tls.ca, proxies: { nginx: nginx.pids(), ...ends } },
+      // The gateway's own port, which serves job hosts too: the path without the edge (not checked).
+      ...(edgeOn
+        ? [{ name: 'gateway, no edge', origin: `https://127.0.0.1:${gatewayPort}`, host, ca: tls.ca, proxies: { gateway: gatewayPids, 'node ingress': agentPids, ...ends } }]
+        : []),
     ];
     for (const t of targets) await measure(t, 1); // warm up: JIT, keep-alive sockets, TLS sessions
     const results = new Map<string, Measure>();
@@ -305,8 +319,11 @@ async function main(): Promise<void> {
     const toDirect = viaGateway.rps / direct.rps;
     const toNginx = viaGateway.rps / viaNginx.rps;
     console.log(`  origin direct: ${direct.rps.toFixed(0)} req/s (target >= ${ORIGIN_TARGET_RPS}) ${verdict(direct.rps >= ORIGIN_TARGET_RPS)}`);
-    console.log(`  gateway path (HTTPS gateway -> node forward -> container): ${toDirect.toFixed(2)}x direct (target >= 0.50x) ${verdict(toDirect >= 0.5)}`);
+    const path = `HTTPS ${edgeOn ? "gateway's edge" : 'gateway'} -> ${forward ? 'node forward' : 'node ingress'} -> container`;
+    console.log(`  gateway path (${path}): ${toDirect.toFixed(2)}x direct (target >= 0.50x) ${verdict(toDirect >= 0.5)}`);
     console.log(`  gateway path beside nginx (HTTPS, one worker, same origin): ${toNginx.toFixed(2)}x nginx (target >= 0.80x) ${verdict(toNginx >= 0.8)}`);
+    const noEdge = results.get('gateway, no edge');
+    if (noEdge) console.log(`  the gateway's own port, no edge (not checked): ${(noEdge.rps / direct.rps).toFixed(2)}x direct, ${(noEdge.rps / viaNginx.rps).toFixed(2)}x nginx`);
     const twoHops = results.get('gateway, two hops');
     if (twoHops) {
       console.log(`  through the node's ingress, no forward (not checked): ${(twoHops.rps / direct.rps).toFixed(2)}x direct, ${(twoHops.rps / viaNginx.rps).toFixed(2)}x nginx`);

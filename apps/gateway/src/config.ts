@@ -68,10 +68,34 @@ const schema = z
     HTTP_REDIRECT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** The HTTPS port clients see (redirects name it); default PORT. */
     PUBLIC_HTTPS_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+    /**
+     * Job and node hosts also served at EDGE_HOST:EDGE_PORT by HAProxy, the gateway's child, with the same certificate
+     * (ADR 0093): a label whose endpoint has a forward is sent there by HAProxy itself. Point job URLs here
+     * (deployment-manager's NODE_PUBLIC_PORT). Unset: off. Needs TLS_CERT_FILE, TLS_KEY_FILE and INTERNAL_TOKEN.
+     */
+    EDGE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** The edge's address; default HOST. */
+    EDGE_HOST: z.string().min(1).optional(),
+    /** HAProxy's executable (2.6 or later). */
+    EDGE_HAPROXY: z.string().min(1).default('haproxy'),
+    /** The edge's files (its configuration, certificate, sockets); default `<tmp>/ocg-edge-<EDGE_PORT>`. Made for the gateway's user alone. */
+    EDGE_DIR: z.string().min(1).optional(),
+    /** HAProxy's threads. */
+    EDGE_THREADS: z.coerce.number().int().min(1).max(64).default(1),
+    /** Client connections the edge holds at most (HAProxy's maxconn; it needs about twice as many file descriptors). */
+    EDGE_MAX_CONNECTIONS: z.coerce.number().int().min(16).default(4096),
+    /** How long the edge sends a label to its forward before asking the gateway again (route changes take it back at once). */
+    EDGE_ROUTE_TTL_MS: z.coerce.number().int().min(100).default(10_000),
   })
   .superRefine((c, ctx) => {
     if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
       ctx.addIssue({ code: 'custom', path: [c.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
+    }
+    if (c.EDGE_PORT !== undefined && !c.TLS_CERT_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['EDGE_PORT'], message: 'the edge serves HTTPS: it needs TLS_CERT_FILE and TLS_KEY_FILE' });
+    }
+    if (c.EDGE_PORT !== undefined && !c.INTERNAL_TOKEN) {
+      ctx.addIssue({ code: 'custom', path: ['EDGE_PORT'], message: 'the edge serves job hosts: it needs INTERNAL_TOKEN' });
     }
     if (c.HTTP_REDIRECT_PORT !== undefined && !c.TLS_CERT_FILE) {
       ctx.addIssue({ code: 'custom', path: ['HTTP_REDIRECT_PORT'], message: 'redirects to HTTPS need TLS_CERT_FILE and TLS_KEY_FILE' });

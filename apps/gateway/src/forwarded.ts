@@ -1,13 +1,35 @@
 import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import net, { type BlockList, type Socket } from 'node:net';
-import { formatTraceparent, inList, isSaneRequestId, newTraceparent, parseTraceparent, parseTracestate, type Forwarded } from '@ocg/http';
+import { formatTraceparent, inList, INTERNAL_HEADER_PREFIX, isSaneRequestId, newTraceparent, parseTraceparent, parseTracestate, type Forwarded } from '@ocg/http';
 
 const bare = (address: string): string => address.trim().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/i, '');
 
 function firstValue(header: string | string[] | undefined): string | undefined {
   const text = Array.isArray(header) ? header[0] : header;
   return text?.split(',')[0].trim() || undefined;
+}
+
+/** The header in which the edge proxy (ADR 0093) names the address its client connected from; internal, so never believed from anyone else. */
+export const EDGE_PEER_HEADER = `${INTERNAL_HEADER_PREFIX}-edge-peer`;
+
+/** Connections from the edge proxy: a socket in a directory only the gateway's user can enter (`markEdgeConnection`). */
+const edgeConnections = new WeakSet<Socket>();
+
+/** Each request on `socket` comes from the edge proxy, which names its client's peer in EDGE_PEER_HEADER and ended its TLS. */
+export function markEdgeConnection(socket: Socket): void {
+  edgeConnections.add(socket);
+}
+
+/**
+ * The peer a request came from and whether it came over TLS: the
+ * connection's own, or for the edge proxy's connections (which carry
+ * several clients' requests) the client's peer as the edge states it.
+ */
+function peerOf(socket: Socket, header: (name: string) => string | string[] | undefined): { remote: string | undefined; encrypted: boolean } {
+  if (!edgeConnections.has(socket)) return { remote: socket.remoteAddress, encrypted: 'encrypted' in socket };
+  const stated = header(EDGE_PEER_HEADER);
+  return { remote: typeof stated === 'string' && net.isIP(stated) ? stated : undefined, encrypted: true };
 }
 
 /**
@@ -19,11 +41,12 @@ function firstValue(header: string | string[] | undefined): string | undefined {
  * against, nor the host and scheme a service builds links and cookies from.
  */
 export function forwardedOf(req: http.IncomingMessage, trusted: BlockList): Forwarded {
-  return forwardedFrom(req.socket.remoteAddress, 'encrypted' in req.socket, (name) => req.headers[name], trusted);
+  return forwardedFrom(req.socket, (name) => req.headers[name], trusted);
 }
 
-/** `forwardedOf` for a request known by its connection's peer, whether it is TLS, and its headers (a relayed request has no IncomingMessage). */
-export function forwardedFrom(remoteAddress: string | undefined, encrypted: boolean, header: (name: string) => string | string[] | undefined, trusted: BlockList): Forwarded {
+/** `forwardedOf` for a request known by its connection and its headers (a relayed request has no IncomingMessage). */
+export function forwardedFrom(socket: Socket, header: (name: string) => string | string[] | undefined, trusted: BlockList): Forwarded {
+  const { remote: remoteAddress, encrypted } = peerOf(socket, header);
   const remote = bare(remoteAddress ?? '');
   const own: Forwarded = { for: remote, host: firstOf(header('host')) ?? '', proto: encrypted ? 'https' : 'http' };
   // Most gateways trust no proxy: a check of an empty list still costs microseconds (an address object per family).
@@ -64,7 +87,7 @@ export interface EdgeHeaders {
  * continued when well formed (else a new one). `header` reads the head.
  */
 export function edgeHeaders(client: Socket, header: (name: string) => string | undefined, trusted: BlockList): EdgeHeaders {
-  const forwarded = forwardedFrom(client.remoteAddress, 'encrypted' in client, header, trusted);
+  const forwarded = forwardedFrom(client, header, trusted);
   const sent = header('x-request-id');
   const requestId = isSaneRequestId(sent) ? sent : randomUUID();
   const parent = parseTraceparent(header('traceparent'));

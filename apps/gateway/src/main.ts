@@ -1,6 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
-import { createAddressPolicy, createLogger, createTracing, listen, metricsOf, onShutdown, parseCidrList, runMain, serveMetrics, type RunningServer } from '@ocg/http';
+import {
+  createAddressPolicy,
+  createLogger,
+  createTracing,
+  listen,
+  metricsOf,
+  onShutdown,
+  parseCidrList,
+  runMain,
+  serveMetrics,
+  type RelaySet,
+  type RunningServer,
+} from '@ocg/http';
 import { createRedis, redisKeys, subscribeJson } from '@ocg/redis';
 import { loadConfig, upstreamsOf } from './config';
 import { createGateway } from './app';
@@ -10,6 +22,7 @@ import { relayIngress } from './ingress/relay';
 import { IngressResolver } from './ingress/resolver';
 import { createPages } from './pages';
 import { RateLimiter } from '@ocg/redis';
+import { startEdge, type Edge } from './edge';
 
 runMain('gateway', async () => {
   const config = loadConfig();
@@ -21,6 +34,8 @@ runMain('gateway', async () => {
   // Pub/sub needs a connection of its own; ioredis subscribes again after Redis comes back.
   const subscriber = createRedis(config.REDIS_URL, { name: 'gateway-routes' });
   const trustedProxies = parseCidrList(config.TRUSTED_PROXIES);
+  // The edge proxy (ADR 0093) starts once the gateway's handlers exist; the ingress tells it each forward it meets.
+  let edge: Edge | undefined;
   const resolver = config.INTERNAL_TOKEN
     ? new IngressResolver({
         deploymentManagerUrl: config.DEPLOYMENT_MANAGER_URL,
@@ -54,6 +69,8 @@ runMain('gateway', async () => {
         ca: config.INGRESS_CA_FILE ? readFileSync(config.INGRESS_CA_FILE) : undefined,
         trustedProxies,
         lookupLimit: new RateLimiter(redis, 'gateway-lookups', { limit: config.INGRESS_LOOKUPS_PER_MINUTE, windowSeconds: 60 }, logger),
+        // With tracing on, every request is the gateway's to trace: the edge then hands it every request.
+        onForward: config.EDGE_PORT === undefined || tracing.recording ? undefined : (label, job, forward) => edge?.learn(label, job, forward),
       })
     : undefined;
   if (!ingress) logger.warn('INTERNAL_TOKEN is not set: job and node hosts, job and market pages are not served');
@@ -90,8 +107,38 @@ runMain('gateway', async () => {
       ? relayIngress(servers[0].server, { ingress, logger, metrics, timeoutMs: config.INGRESS_TIMEOUT_MS, secure: Boolean(tls) })
       : undefined;
   // API requests relayed as bytes to their services (ADR 0086); after the ingress's relay, so each connection is offered here first.
+  let edgeRelays: RelaySet | undefined;
   const apiRelays = config.API_RELAY && !tracing.recording ? gateway.relayApi(servers[0].server, Boolean(tls)) : undefined;
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
+  if (config.EDGE_PORT !== undefined && tls && ingress && resolver) {
+    edge = await startEdge({
+      host: config.EDGE_HOST ?? config.HOST,
+      port: config.EDGE_PORT,
+      dir: config.EDGE_DIR,
+      haproxy: config.EDGE_HAPROXY,
+      threads: config.EDGE_THREADS,
+      maxConnections: config.EDGE_MAX_CONNECTIONS,
+      nodeDomain: config.NODE_DOMAIN,
+      tls,
+      trustedProxies: config.TRUSTED_PROXIES.split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
+      serverTimeoutMs: config.INGRESS_TIMEOUT_MS,
+      keepAliveMs: servers[0].server.keepAliveTimeout,
+      headMs: servers[0].server.headersTimeout,
+      routeTtlMs: config.EDGE_ROUTE_TTL_MS,
+      logger,
+      metrics,
+      onForwardFailed: (job) => resolver.forget(job),
+      handle: gateway.handle,
+      attach: (server) => {
+        server.on('upgrade', gateway.upgrade);
+        if (config.INGRESS_RELAY && !tracing.recording) edgeRelays = relayIngress(server, { ingress, logger, metrics, timeoutMs: config.INGRESS_TIMEOUT_MS, secure: false });
+      },
+    });
+    const running = edge;
+    resolver.onChange((job) => running.drop(job));
+  }
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
     servers.push(redirect);
@@ -100,7 +147,7 @@ runMain('gateway', async () => {
   const metricsServer = await serveMetrics(metrics, config, logger);
   if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
-    await Promise.all([relays?.close(10_000), apiRelays?.close(10_000), ...servers.map((s) => s.close())]);
+    await Promise.all([edge?.close(), edgeRelays?.close(10_000), relays?.close(10_000), apiRelays?.close(10_000), ...servers.map((s) => s.close())]);
     gateway.close();
     redis.disconnect();
     subscriber.disconnect();

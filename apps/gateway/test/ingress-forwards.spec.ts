@@ -7,35 +7,21 @@
  */
 import http from 'node:http';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer } from 'ws';
-import { createAddressPolicy, createLogger, listen, type RelaySet, type RunningServer } from '@ocg/http';
+import { createAddressPolicy, listen, type RelaySet, type RunningServer } from '@ocg/http';
 import { freePort, testRedis } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { createIngress } from '../src/ingress';
 import { IngressResolver } from '../src/ingress/resolver';
 import { relayIngress } from '../src/ingress/relay';
+import { loggerInto, routeServices, type RoutedJob } from './support/ingress-fixtures';
 
 const TOKEN = 'internal-token-for-ingress-forward-tests';
 const DOMAIN = 'nodes.forwards.test';
 const NODE = 'N0deFwdAddr';
 
-type Job = { job: string; status: string; node: string; forwards: Record<string, string> };
-
-/** deployment-manager's and host-manager's internal routes over these maps, counting job lookups. */
-function controlPlane(jobs: Map<string, Job>, nodes: Map<string, string>, lookups: Map<string, number>): http.RequestListener {
-  return (req, res) => {
-    if (req.headers['x-ocg-internal-token'] !== TOKEN) return void res.writeHead(401).end();
-    const [, , kind, key] = (req.url ?? '').split('/');
-    const id = decodeURIComponent(key ?? '').toLowerCase();
-    if (kind === 'jobs') lookups.set(id, (lookups.get(id) ?? 0) + 1);
-    const node = [...nodes.entries()].find(([n]) => n.toLowerCase() === id);
-    const body = kind === 'jobs' ? [...jobs.values()].find((j) => j.job.toLowerCase() === id) : node && { address: node[0], ingressUrl: node[1] };
-    if (!body) return void res.writeHead(404).end();
-    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(body));
-  };
-}
+type Job = RoutedJob;
 
 /** A node ingress or a container: says which it is and what reached it, and echoes WebSocket messages the same way. */
 function origin(via: string): { listener: http.RequestListener; ws: (server: http.Server) => void } {
@@ -109,7 +95,7 @@ describe.each([
   const reached = (res: Answer) => (res.status === 200 ? JSON.parse(res.body).via : res.status);
 
   beforeAll(async () => {
-    cp = await listen(controlPlane(jobs, nodes, lookups), { host: '127.0.0.1', port: 0 });
+    cp = await listen(routeServices(TOKEN, jobs, nodes, lookups), { host: '127.0.0.1', port: 0 });
     const nodeOrigin = origin('node');
     node = await listen(nodeOrigin.listener, { host: '127.0.0.1', port: 0 });
     nodeOrigin.ws(node.server);
@@ -123,13 +109,7 @@ describe.each([
     addressOf = (s) => (s instanceof net.Server ? `127.0.0.1:${(s.address() as net.AddressInfo).port}` : new URL(s.url).host);
     nodes.set(NODE, node.url);
     redis = new Redis((await testRedis()).url);
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString().split('\n')) if (line) logs.push(JSON.parse(line));
-        done();
-      },
-    });
-    const logger = createLogger({ service: 'gateway', level: 'info', destination });
+    const logger = loggerInto(logs);
     // A route cache far longer than any test: only a forgotten route, or a change, makes a lookup.
     resolver = new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: 60_000, negativeMs: 0 });
     const ingress = createIngress({ nodeDomain: DOMAIN, timeoutMs: 5000, logger, resolver, policy: createAddressPolicy({ allowCidrs: '127.0.0.1/32' }) });

@@ -15,6 +15,8 @@ export interface ListenOptions {
   routeTable?: boolean;
   /** Serve HTTPS with this certificate chain and key (PEM) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /** Listen on this Unix socket instead of host and port (`url` is then `unix:<path>`, `port` 0). */
+  path?: string;
 }
 
 export interface RunningServer {
@@ -135,10 +137,13 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
   answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(opts.port, opts.host, () => {
+    const listening = () => {
       server.off('error', reject);
+      if (opts.path !== undefined) return resolve({ server, port: 0, url: `unix:${opts.path}`, close });
       const port = (server.address() as AddressInfo).port;
       resolve({ server, port, url: urlFor(opts.host, port, Boolean(opts.tls)), close });
-    });
+    };
+    if (opts.path !== undefined) server.listen(opts.path, listening);
+    else server.listen(opts.port, opts.host, listening);
   });
 }

@@ -54,6 +54,12 @@ export interface IngressOptions {
    * requests). Default 512.
    */
   maxConnections?: number;
+  /**
+   * Each time a job host label is found to have a forward (the edge proxy,
+   * ADR 0093, then sends its requests there itself); `label` is the host's
+   * first label, lowercased.
+   */
+  onForward?: (label: string, job: string, forward: string) => void;
 }
 
 export interface Ingress {
@@ -85,7 +91,7 @@ const dropFromRequest = (name: string): boolean =>
   name.startsWith(INTERNAL_HEADER_PREFIX) || FORWARDING_CLAIMS.has(name) || name === 'x-request-id' || name === 'traceparent' || name === 'tracestate';
 
 /** Where one host label of a target leads: `url` (a forward when `direct`), or the policy's refusal of the node's ingress URL. */
-type Resolved = { target: IngressTarget; url?: URL; refusal?: string; direct?: true };
+type Resolved = { target: IngressTarget; url?: URL; refusal?: string; direct?: true; forward?: string };
 
 /** A target's ways: its node's ingress, and the labels whose endpoint the node forwards in its kernel (ADR 0092). */
 type Ways = { ingress: Resolved; forwards?: Map<string, Resolved> };
@@ -155,14 +161,18 @@ export function createIngress(opts: IngressOptions): Ingress {
     for (const [label, forward] of Object.entries(target.forwards)) {
       // Refused by the policy, or no `<IPv4>:<port>` at all: the node's ingress serves the label, as before forwards.
       const url = typeof forward === 'string' && FORWARD.test(forward) ? check(`http://${forward}`, true).url : undefined;
-      if (url) forwards.set(label.toLowerCase(), { target, url, direct: true });
+      if (url) forwards.set(label.toLowerCase(), { target, url, direct: true, forward });
     }
     return forwards.size > 0 ? { ingress, forwards } : { ingress };
   };
+  const { onForward } = opts;
   const resolved = (target: IngressTarget, label: string): Resolved => {
     let w = ways.get(target);
     if (!w) ways.set(target, (w = waysOf(target)));
-    return w.forwards?.get(label) ?? w.ingress;
+    const direct = w.forwards?.get(label);
+    if (!direct) return w.ingress;
+    if (onForward && target.kind === 'job' && direct.forward) onForward(label, target.job, direct.forward);
+    return direct;
   };
 
   /** A fresh route at once, without a promise in between (most requests); undefined: `resolve` looks it up. */
@@ -269,7 +279,7 @@ export function createIngress(opts: IngressOptions): Ingress {
       if (hit) return relayTo(hit, socket);
       // Looked up as for any request (a host the gateway does not know counts against the client's limit); a refusal or a
       // failure is left to the HTTP server, which answers it with its page.
-      const client = forwardedFrom(socket.remoteAddress, 'encrypted' in socket, (name) => valueOf(head, name), trusted).for;
+      const client = forwardedFrom(socket, (name) => valueOf(head, name), trusted).for;
       return resolve(parsed, client).then(
         (r) => relayTo(r, socket),
         () => undefined,

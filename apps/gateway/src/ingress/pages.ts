@@ -23,8 +23,11 @@ export function sendNotFoundPage(res: http.ServerResponse, host: string, detail:
   res.end(html);
 }
 
+/** The unavailable page's HTML (the edge proxy answers it too, ADR 0093). */
+export const unavailablePage = (detail: string): string => page('Unavailable', `<h1>Temporarily unavailable</h1><p>${escape(detail)}</p>`, 10);
+
 export function sendUnavailablePage(res: http.ServerResponse, detail: string, requestId: string): void {
-  const html = page('Unavailable', `<h1>Temporarily unavailable</h1><p>${escape(detail)}</p>`, 10);
+  const html = unavailablePage(detail);
   res.writeHead(503, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'retry-after': '5', 'x-request-id': requestId });
   res.end(html);
 }

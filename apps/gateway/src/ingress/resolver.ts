@@ -55,6 +55,7 @@ export class IngressResolver {
   private readonly changes: LRUCache<string, number>;
   private changeCount = 0;
   private readonly services: RouteServices;
+  private readonly listeners: Array<(job: string) => void> = [];
 
   constructor(private readonly opts: IngressResolverOptions) {
     const max = opts.maxEntries ?? 50_000;
@@ -63,6 +64,11 @@ export class IngressResolver {
     this.failures = new LRUCache({ max });
     this.inflight = new LRUCache({ max });
     this.changes = new LRUCache({ max });
+  }
+
+  /** Called with a job's address (lowercased) each time its route changes (`apply`) or fails in use (`forget`). */
+  onChange(listener: (job: string) => void): void {
+    this.listeners.push(listener);
   }
 
   private get staleMs(): number {
@@ -118,14 +124,17 @@ export class IngressResolver {
    * served while the control plane cannot answer (as after `cacheMs`).
    */
   forget(address: string): void {
-    const entry = this.entries.get(address.toLowerCase());
+    const key = address.toLowerCase();
+    const entry = this.entries.get(key);
     if (entry && routable(entry.target)) entry.at = Math.min(entry.at, Date.now() - this.opts.cacheMs);
+    for (const listener of this.listeners) listener(key);
   }
 
   /** A job's route changed (Redis pub/sub from deployment-manager): not running any more, somewhere else, or other forwards. */
   apply(change: { job: string; status: string }): void {
     const key = change.job.toLowerCase();
     this.changes.set(key, ++this.changeCount);
+    for (const listener of this.listeners) listener(key);
     if (change.status === 'RUNNING') this.entries.delete(key);
     else this.entries.set(key, { target: { kind: 'not-ready', job: change.job, status: change.status }, at: Date.now() });
   }

@@ -1,7 +1,7 @@
 /** Who the client is: X-Forwarded-* believed only from trusted proxies (the parsing; forwarded.spec.ts above goes through a gateway). */
 import type http from 'node:http';
 import { parseCidrList } from '@ocg/http';
-import { forwardedOf } from '../../src/forwarded';
+import { EDGE_PEER_HEADER, forwardedOf, markEdgeConnection } from '../../src/forwarded';
 
 type Headers = Record<string, string | string[] | undefined>;
 
@@ -84,5 +84,33 @@ describe('forwardedOf, through a trusted proxy', () => {
 
   it.each([['evil host'], ['evil.example/path'], ['<script>'], ['a'.repeat(261)], ['x@evil'], ['']])('keeps its own host for X-Forwarded-Host %j', (host) => {
     expect(via({ 'x-forwarded-host': host }).host).toBe('gw.internal');
+  });
+});
+
+describe('forwardedOf, on a connection from the edge proxy (ADR 0093)', () => {
+  /** A connection of the edge's Unix socket: no peer address of its own, not TLS. */
+  const edgeRequest = (headers: Headers): http.IncomingMessage => {
+    const socket = { remoteAddress: undefined };
+    markEdgeConnection(socket as never);
+    return { socket, headers } as unknown as http.IncomingMessage;
+  };
+
+  it("takes the client's peer from the edge's header, over TLS, and walks trusted proxies from there", () => {
+    expect(forwardedOf(edgeRequest({ host: 'j.nodes.test', [EDGE_PEER_HEADER]: '203.0.113.9', 'x-forwarded-for': '6.6.6.6' }), TRUSTED)).toEqual({
+      for: '203.0.113.9',
+      host: 'j.nodes.test',
+      proto: 'https',
+    });
+    expect(forwardedOf(edgeRequest({ host: 'j.nodes.test', [EDGE_PEER_HEADER]: '10.1.2.3', 'x-forwarded-for': '198.51.100.7' }), TRUSTED).for).toBe('198.51.100.7');
+  });
+
+  it('states no address when the header is missing, repeated or not an address', () => {
+    expect(forwardedOf(edgeRequest({ host: 'h' }), TRUSTED)).toEqual({ for: '', host: 'h', proto: 'https' });
+    expect(forwardedOf(edgeRequest({ [EDGE_PEER_HEADER]: ['203.0.113.9', '6.6.6.6'] }), NONE).for).toBe('');
+    expect(forwardedOf(edgeRequest({ [EDGE_PEER_HEADER]: 'somebody' }), NONE).for).toBe('');
+  });
+
+  it('ignores the header on any other connection', () => {
+    expect(forwardedOf(request('198.51.100.1', { [EDGE_PEER_HEADER]: '203.0.113.9' }), NONE)).toEqual({ for: '198.51.100.1', host: '', proto: 'http' });
   });
 });

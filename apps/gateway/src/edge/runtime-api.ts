@@ -1,0 +1,21 @@
+import net from 'node:net';
+
+/**
+ * HAProxy's runtime API on its admin socket: commands sent together on one
+ * connection (`a; b; c`), the answer read to the end. The edge's map of
+ * forwards is changed through it without a reload.
+ */
+export function runtimeCommand(socketPath: string, commands: string[], timeoutMs = 5000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(socketPath);
+    const chunks: Buffer[] = [];
+    socket.setTimeout(timeoutMs, () => socket.destroy(new Error(`the edge's runtime API did not answer within ${timeoutMs} ms`)));
+    socket.on('connect', () => socket.end(`${commands.join('; ')}\n`));
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', (hadError) => hadError || resolve(Buffer.concat(chunks).toString()));
+  });
+}
+
+/** A map key or value the runtime API takes as one word: no spaces, separators or escapes. */
+export const isMapWord = (text: string): boolean => /^[A-Za-z0-9.:_-]{1,255}$/.test(text);

@@ -1,0 +1,312 @@
+/**
+ * The edge proxy (ADR 0093): HAProxy, the gateway's child, ends job hosts'
+ * TLS and sends a label whose endpoint has a forward straight to it, with
+ * the headers the gateway states; everything else reaches the gateway. The
+ * control plane, the node ingress and the container are loopback servers,
+ * HAProxy is the real one (Debian's `haproxy`).
+ */
+import { readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { WebSocket, WebSocketServer } from 'ws';
+import { createAddressPolicy, listen, Metrics, type RunningServer } from '@ocg/http';
+import { ensureLocalTls, testRedis, waitFor } from '@ocg/testing';
+import { createGateway, type Gateway } from '../src/app';
+import { startEdge, type Edge } from '../src/edge';
+import { createIngress } from '../src/ingress';
+import { IngressResolver } from '../src/ingress/resolver';
+import { relayIngress } from '../src/ingress/relay';
+import { loadConfig } from '../src/config';
+import { loggerInto, routeServices, type RoutedJob } from './support/ingress-fixtures';
+
+const TOKEN = 'internal-token-for-edge-proxy-tests';
+const DOMAIN = 'nodes.edge.test';
+const NODE = 'N0deEdgeAddr';
+
+type Job = RoutedJob;
+
+/** A node ingress or a container: says which it is and what reached it; WebSocket messages echoed the same way. */
+function origin(via: string, served: { count: number }): { listener: http.RequestListener; ws: (server: http.Server) => void } {
+  const seen = (req: http.IncomingMessage) => ({ via, headers: req.headers, url: req.url });
+  return {
+    listener: (req, res) => {
+      served.count++;
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': 'the-origin-says', traceparent: 'the-origin-says' }).end(JSON.stringify(seen(req)));
+    },
+    ws: (server) =>
+      new WebSocketServer({ server }).on('connection', (socket, req) => socket.on('message', (m) => socket.send(JSON.stringify({ ...seen(req), said: m.toString() })))),
+  };
+}
+
+type Answer = { status: number; body: string; headers: http.IncomingHttpHeaders };
+
+describe('the edge proxy for job hosts', () => {
+  const jobs = new Map<string, Job>();
+  const nodes = new Map<string, string>();
+  const lookups = new Map<string, number>();
+  const logs: Array<Record<string, unknown>> = [];
+  const containerServed = { count: 0 };
+  const nodeServed = { count: 0 };
+  let dir: string;
+  let ca: Buffer;
+  let cp: RunningServer;
+  let node: RunningServer;
+  let container: RunningServer;
+  let gatewayServer: RunningServer;
+  let gateway: Gateway;
+  let resolver: IngressResolver;
+  let redis: Redis;
+  let edge: Edge;
+  let metrics: Metrics;
+  let tlsFiles: { cert: Buffer; key: Buffer };
+
+  const host = (label: string) => `${label}.${DOMAIN}`;
+  const job = (address: string, forwards: Record<string, string>) => jobs.set(address, { job: address, status: 'RUNNING', node: NODE, forwards });
+  const containerAt = () => new URL(container.url).host;
+
+  /** One request to the edge on a connection of its own. */
+  const get = (label: string, path = '/', headers: Record<string, string> = {}, port = edge.port): Promise<Answer> =>
+    new Promise((resolve) => {
+      https
+        .get({ host: '127.0.0.1', port, path, servername: host(label), ca, agent: false, headers: { host: `${host(label)}:${port}`, ...headers } }, (res) => {
+          let body = '';
+          res.on('data', (d: Buffer) => (body += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, headers: res.headers }));
+        })
+        .on('error', (err) => resolve({ status: 0, body: err.message, headers: {} }));
+    });
+  const via = (a: Answer) => (a.status === 200 ? (JSON.parse(a.body) as { via: string }).via : a.status);
+  /** Requests the edge sent straight to a forward, from its own counters. */
+  const straight = async (): Promise<number> => {
+    const text = (await metrics.exposition()).body;
+    return Number(/ocg_gateway_edge_requests_total\{way="forward"\} (\d+)/.exec(text)?.[1] ?? NaN);
+  };
+  /** The first request of a label is the gateway's (it learns the forward); the edge sends the next ones itself. */
+  const learned = async (label: string) => {
+    await get(label);
+    await waitFor(
+      async () => {
+        const before = await straight();
+        await get(label);
+        return (await straight()) > before;
+      },
+      { timeoutMs: 5000 },
+    );
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ocg-edge-spec-'));
+    const tlsDir = join(dir, 'tls');
+    const local = await ensureLocalTls({ dir: tlsDir, dnsNames: [`*.${DOMAIN}`], ips: ['127.0.0.1'] });
+    ca = readFileSync(local.caCertFile);
+    tlsFiles = { cert: readFileSync(local.certFile), key: readFileSync(local.keyFile) };
+    cp = await listen(routeServices(TOKEN, jobs, nodes, lookups), { host: '127.0.0.1', port: 0 });
+    const nodeOrigin = origin('node', nodeServed);
+    node = await listen(nodeOrigin.listener, { host: '127.0.0.1', port: 0 });
+    nodeOrigin.ws(node.server);
+    const containerOrigin = origin('container', containerServed);
+    container = await listen(containerOrigin.listener, { host: '127.0.0.1', port: 0 });
+    containerOrigin.ws(container.server);
+    nodes.set(NODE, node.url);
+    redis = new Redis((await testRedis()).url);
+    const logger = loggerInto(logs);
+    metrics = new Metrics('gateway', logger);
+    resolver = new IngressResolver({ deploymentManagerUrl: cp.url, hostManagerUrl: cp.url, internalToken: TOKEN, cacheMs: 60_000, negativeMs: 0 });
+    const ingress = createIngress({
+      nodeDomain: DOMAIN,
+      timeoutMs: 5000,
+      logger,
+      resolver,
+      policy: createAddressPolicy({ allowCidrs: '127.0.0.1/32' }),
+      onForward: (label, j, forward) => edge?.learn(label, j, forward),
+    });
+    gateway = createGateway({ logger, redis, document: { paths: {} }, upstreams: {}, upstreamTimeoutMs: 1000, ingress });
+    gatewayServer = await listen(gateway.handle, { host: '127.0.0.1', port: 0, tls: tlsFiles });
+    edge = await startEdge({
+      host: '127.0.0.1',
+      port: 0,
+      dir: join(dir, 'edge'),
+      haproxy: 'haproxy',
+      threads: 1,
+      maxConnections: 256,
+      nodeDomain: DOMAIN,
+      tls: tlsFiles,
+      trustedProxies: [],
+      serverTimeoutMs: 5000,
+      keepAliveMs: 5000,
+      headMs: 5000,
+      routeTtlMs: 60_000,
+      logger,
+      metrics,
+      onForwardFailed: (j) => resolver.forget(j),
+      handle: gateway.handle,
+      attach: (server) => {
+        server.on('upgrade', gateway.upgrade);
+        relayIngress(server, { ingress, logger, timeoutMs: 5000, secure: false });
+      },
+    });
+    resolver.onChange((j) => edge.drop(j));
+  });
+
+  afterAll(async () => {
+    await edge?.close();
+    await Promise.all([cp, node, container, gatewayServer].map((s) => s?.close()));
+    gateway?.close();
+    redis?.disconnect();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  beforeEach(() => {
+    logs.length = 0;
+    lookups.clear();
+  });
+
+  it('sends a label with a forward straight to it once the gateway has served it, with the headers the gateway states', async () => {
+    job('EdgeJobA', { 'edgejoba-80': containerAt() });
+    const first = await get('edgejoba-80');
+    expect(via(first)).toBe('container');
+    await learned('edgejoba-80');
+    const nodeBefore = nodeServed.count;
+    const before = await straight();
+    const answer = await get('edgejoba-80', '/p?q=1', {
+      'x-forwarded-for': '6.6.6.6',
+      'x-forwarded-proto': 'http',
+      'x-ocg-internal-token': 'a client guessing',
+      'x-ocg-internal-edge-peer': '7.7.7.7',
+      'x-request-id': 'caller.id-1',
+    });
+    expect(await straight()).toBe(before + 1);
+    expect(nodeServed.count).toBe(nodeBefore);
+    const seen = JSON.parse(answer.body) as { via: string; headers: Record<string, string>; url: string };
+    expect(seen.via).toBe('container');
+    expect(seen.url).toBe('/p?q=1');
+    expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(seen.headers['x-forwarded-proto']).toBe('https');
+    expect(seen.headers['x-forwarded-host']).toBe(`${host('edgejoba-80')}:${edge.port}`);
+    expect(seen.headers['x-ocg-internal-token']).toBeUndefined();
+    expect(seen.headers['x-ocg-internal-edge-peer']).toBeUndefined();
+    expect(seen.headers['x-request-id']).toBe('caller.id-1');
+    expect(answer.headers['x-request-id']).toBe('caller.id-1');
+    // No trace context from the caller: a new one, passed on and answered.
+    expect(seen.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-02$/);
+    expect(answer.headers.traceparent).toBe(seen.headers.traceparent);
+  });
+
+  it("keeps a caller's well-formed trace context and replaces a request id that is not sane", async () => {
+    job('EdgeJobB', { 'edgejobb-80': containerAt() });
+    await learned('edgejobb-80');
+    const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const before = await straight();
+    const answer = await get('edgejobb-80', '/', { traceparent: parent, 'x-request-id': 'not sane!' });
+    expect(await straight()).toBe(before + 1);
+    const seen = JSON.parse(answer.body) as { headers: Record<string, string> };
+    expect(seen.headers.traceparent).toBe(parent);
+    expect(answer.headers.traceparent).toBe(parent);
+    expect(seen.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(answer.headers['x-request-id']).toBe(seen.headers['x-request-id']);
+  });
+
+  it('leaves to the gateway what it states otherwise (a trace context to clean), and the gateway sees the client, not what it claims', async () => {
+    job('EdgeJobC', { 'edgejobc-80': containerAt() });
+    await learned('edgejobc-80');
+    const before = await straight();
+    // Unknown flags: the gateway passes the trace on with them cleared; the edge does not rewrite it, so it hands it over.
+    const answer = await get('edgejobc-80', '/', { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-ff', 'x-forwarded-for': '6.6.6.6' });
+    expect(await straight()).toBe(before);
+    const seen = JSON.parse(answer.body) as { via: string; headers: Record<string, string> };
+    expect(seen.via).toBe('container');
+    expect(seen.headers.traceparent).toBe('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-03');
+    expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
+    expect(seen.headers['x-forwarded-proto']).toBe('https');
+    expect(seen.headers['x-ocg-internal-edge-peer']).toBeUndefined();
+  });
+
+  it("does not believe a client's edge-peer header on the gateway's own port", async () => {
+    job('EdgeJobD', { 'edgejobd-80': containerAt() });
+    const answer = await get('edgejobd-80', '/', { 'x-ocg-internal-edge-peer': '7.7.7.7' }, gatewayServer.port);
+    const seen = JSON.parse(answer.body) as { headers: Record<string, string> };
+    expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
+  });
+
+  it('serves unknown hosts, and labels without a forward, through the gateway', async () => {
+    const unknown = await get('nosuchjob-80');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toContain('No job or node has this address.');
+    job('EdgeJobE', {});
+    expect(via(await get('edgejobe-80'))).toBe('node');
+    expect(via(await get('edgejobe-80'))).toBe('node');
+  });
+
+  it("takes a label back when its job's route changes, and follows the new forward", async () => {
+    job('EdgeJobF', { 'edgejobf-80': containerAt() });
+    await learned('edgejobf-80');
+    // The route now leads to the node's ingress (the forward ended): pub/sub tells the gateway, which takes the label back.
+    job('EdgeJobF', {});
+    resolver.apply({ job: 'EdgeJobF', status: 'RUNNING' });
+    await waitFor(async () => via(await get('edgejobf-80')) === 'node', { timeoutMs: 5000 });
+    const before = await straight();
+    expect(via(await get('edgejobf-80'))).toBe('node');
+    expect(await straight()).toBe(before);
+  });
+
+  it('answers the unavailable page when a forward fails, and the route is looked up again', async () => {
+    const soon = { count: 0 };
+    const doomed = await listen(origin('doomed', soon).listener, { host: '127.0.0.1', port: 0 });
+    const doomedAt = new URL(doomed.url).host;
+    job('EdgeJobG', { 'edgejobg-80': doomedAt });
+    await learned('edgejobg-80');
+    // The container goes before its node says so: the port refuses connections.
+    doomed.server.closeAllConnections();
+    await doomed.close();
+    const failed = await get('edgejobg-80');
+    expect(failed.status).toBe(503);
+    expect(failed.headers['content-type']).toContain('text/html');
+    expect(failed.body).toContain('not answering');
+    expect(failed.headers['x-request-id']).toBeTruthy();
+    await waitFor(() => logs.some((l) => l.msg === 'job endpoint unreachable' && l.target === doomedAt), { timeoutMs: 5000 });
+    // The job's labels are the gateway's again: it looks the route up and finds the new forward.
+    job('EdgeJobG', { 'edgejobg-80': containerAt() });
+    await waitFor(async () => via(await get('edgejobg-80')) === 'container', { timeoutMs: 5000 });
+    expect(lookups.get('edgejobg')).toBeGreaterThanOrEqual(1);
+  });
+
+  it('relays WebSockets to the forward', async () => {
+    job('EdgeJobH', { 'edgejobh-80': containerAt() });
+    await learned('edgejobh-80');
+    const socket = new WebSocket(`wss://127.0.0.1:${edge.port}/ws`, { headers: { host: host('edgejobh-80') }, ca });
+    const said = await new Promise<Record<string, unknown>>((resolve, reject) => {
+      socket.on('open', () => socket.send('hello'));
+      socket.on('message', (m) => {
+        socket.close();
+        resolve(JSON.parse(m.toString()));
+      });
+      socket.on('error', reject);
+    });
+    expect(said).toMatchObject({ via: 'container', said: 'hello' });
+  });
+
+  it('starts HAProxy again when it dies, with an empty map, and serves on', async () => {
+    job('EdgeJobI', { 'edgejobi-80': containerAt() });
+    await learned('edgejobi-80');
+    const pidFile = join(dir, 'edge', 'haproxy.pid');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await waitFor(() => logs.some((l) => String(l.msg).startsWith('the edge proxy exited')), { timeoutMs: 5000 });
+    await waitFor(() => existsSync(pidFile) && Number(readFileSync(pidFile, 'utf8')) !== pid, { timeoutMs: 10_000 });
+    await waitFor(async () => via(await get('edgejobi-80')) === 'container', { timeoutMs: 10_000 });
+    await learned('edgejobi-80');
+  }, 30_000);
+});
+
+describe('the edge settings', () => {
+  const base = { REDIS_URL: 'redis://127.0.0.1:1', INTERNAL_TOKEN: 'x'.repeat(16), TLS_CERT_FILE: '/c', TLS_KEY_FILE: '/k' };
+  it('need TLS and the internal token', () => {
+    expect(() => loadConfig({ ...base, TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined, EDGE_PORT: '9443' })).toThrow(/EDGE_PORT.*TLS_CERT_FILE/s);
+    expect(() => loadConfig({ ...base, INTERNAL_TOKEN: undefined, EDGE_PORT: '9443' })).toThrow(/EDGE_PORT.*INTERNAL_TOKEN/s);
+    expect(loadConfig({ ...base, EDGE_PORT: '9443' })).toMatchObject({ EDGE_PORT: 9443, EDGE_HAPROXY: 'haproxy', EDGE_THREADS: 1, EDGE_ROUTE_TTL_MS: 10_000 });
+    expect(loadConfig(base).EDGE_PORT).toBeUndefined();
+  });
+});

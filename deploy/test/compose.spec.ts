@@ -3,9 +3,11 @@
  * README's flow through the composed HTTPS gateway: an operator makes a
  * market and a user (the generated client), the node agent joins with the
  * market's token, the user posts examples/hello.json with the CLI image, and
- * its endpoint answers through the gateway. A project of its own per run
- * (`-p ocg-test-<random>`), every port published on 127.0.0.1 and chosen by
- * Docker (read back with `docker-compose port`), the job stopped before
+ * its endpoint answers at its URL, through the gateway's edge (HAProxy in the
+ * gateway's container), and on the gateway's own HTTPS port. A project of its
+ * own per run (`-p ocg-test-<random>`), every port published on 127.0.0.1 and
+ * chosen by Docker (read back with `docker-compose port`) but the edge's,
+ * which job URLs name (a free port picked here), the job stopped before
  * `down -v` removes what the project made.
  */
 import { randomBytes } from 'node:crypto';
@@ -28,6 +30,8 @@ let caFile = '';
 let job: string | undefined;
 let userKey = '';
 let adminKey = '';
+/** The edge's published port, which deployment-manager puts in job URLs (NODE_PUBLIC_PORT). */
+let edgePort = 0;
 
 const compose = (...args: string[]): string =>
   run('docker-compose', ['-p', project, '-f', join(root, 'deploy/compose.yaml'), '--env-file', envFile, ...args], { timeoutMs: 600_000 });
@@ -75,9 +79,12 @@ beforeAll(async () => {
   built = images();
   await ensureBusyboxImage('ocg/busybox:local'); // examples/hello.json's image, made locally (no registry)
   mkdirSync(dir, { recursive: true });
+  edgePort = await freePort();
   ({ envFile } = makeComposeEnv(dir, {
     GATEWAY_HTTPS_ADDRESS: '127.0.0.1:',
     GATEWAY_HTTP_ADDRESS: '127.0.0.1:',
+    GATEWAY_EDGE_ADDRESS: `127.0.0.1:${edgePort}`,
+    NODE_PUBLIC_PORT: String(edgePort),
     POSTGRES_IMAGE: imageRef(built, 'postgres'),
     REDIS_IMAGE: imageRef(built, 'redis'),
     OCG_TAG: built.setTag!,
@@ -112,7 +119,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 }, 300_000);
 
-it('runs the product from the images and serves a posted job at its HTTPS endpoint through the gateway', async () => {
+it('runs the product from the images and serves a posted job at its HTTPS endpoint through the gateway and its edge', async () => {
   compose('up', '-d', 'gateway');
   const port = compose('port', 'gateway', '8443').trim().split(':').pop();
   gateway = `https://localhost:${port}`;
@@ -163,18 +170,32 @@ it('runs the product from the images and serves a posted job at its HTTPS endpoi
     },
     { timeoutMs: 120_000, intervalMs: 500, what: 'the example job to run' },
   );
-  // The job's URL names the public port (NODE_PUBLIC_PORT); this run's gateway is on another one.
+  // The job's URL names the edge's published port (NODE_PUBLIC_PORT): HAProxy in the gateway's container.
   const endpoint = new URL(running.url!);
-  endpoint.port = port!;
-  const body = await waitFor(
-    async () => {
-      const res = await get(endpoint);
-      return res.status === 200 ? res.text() : undefined;
-    },
-    { timeoutMs: 60_000, intervalMs: 500, what: `the job's endpoint ${endpoint.href}` },
-  );
-  expect(body).toContain('Hello from an Open Compute Gateway job');
   expect(endpoint.hostname.toLowerCase()).toBe(`${job.toLowerCase()}.nodes.localhost`);
+  expect(endpoint.port).toBe(String(edgePort));
+  const answer = (url: URL) =>
+    waitFor(
+      async () => {
+        const res = await get(url);
+        return res.status === 200 ? res.text() : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500, what: `the job's endpoint ${url.href}` },
+    );
+  expect(await answer(endpoint)).toContain('Hello from an Open Compute Gateway job');
+  // The gateway's own HTTPS port serves job hosts as well (what the edge hands over, and all of it without the edge).
+  const direct = new URL(endpoint);
+  direct.port = port!;
+  expect(await answer(direct)).toContain('Hello from an Open Compute Gateway job');
+  // HAProxy runs in the gateway's container as its user, and answered the request at the job's URL.
+  const container = compose('ps', '-q', 'gateway').trim();
+  const edge = run('docker', ['top', container, '-o', 'uid,pid,args'])
+    .split('\n')
+    .filter((line) => /\bhaproxy -db -f \/tmp\/ocg-edge-\d+\/haproxy\.cfg/.test(line));
+  expect(edge).toHaveLength(1);
+  expect(edge[0].trim().split(/\s+/)[0]).toBe('1000');
+  const metrics = run('docker', ['exec', container, 'node', '-e', 'fetch("http://127.0.0.1:9464/metrics").then((r) => r.text()).then(console.log)']);
+  expect(Number(/^ocg_gateway_edge_responses_total\{class="2xx"\} (\d+)/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
   // The agent in its container isolated the job's network on the host (NET_ADMIN, host network namespace).
   if (isRoot) expect(run('iptables', ['-S', 'DOCKER-USER'])).toContain(`ocg-job-${job} `);
 }, 900_000);

@@ -94,6 +94,12 @@ it('the CLI image answers --version with its version and Node 24', () => {
   expect(docker('run', '--rm', imageRef(result, 'cli'), '--version').trim()).toMatch(/^ocg \d+\.\d+\.\d+ \(node v24\./);
 });
 
+it('the gateway image runs HAProxy 2.6 (the edge) as its non-root user, through setpriv as the gateway starts it', () => {
+  const out = docker('run', '--rm', '--entrypoint', 'setpriv', imageRef(result, 'gateway'), '--pdeathsig', 'KILL', '--', 'haproxy', '-vv');
+  expect(out).toMatch(/^HAProxy version 2\.6\./m);
+  expect(out).toMatch(/^Running on OpenSSL version : OpenSSL 3\./m);
+});
+
 it('the node agent image changes iptables rules as its non-root user, given NET_ADMIN', () => {
   const ref = imageRef(result, 'node-agent');
   // Its own network namespace: nothing of the host's is touched.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { deploymentProblems, services } from './support/k8s-checks';
+import { deploymentProblems, edgeProblems, services } from './support/k8s-checks';
 import { renderLite } from './support/kustomize-lite';
 import { hasKubectl, kubernetesDir, loadConfigOf, missingSettings, render, renderWithKubectl, schemaProblems, type K8sObject } from './support/manifests';
 
@@ -44,6 +44,11 @@ describe.each(kustomizations)('deploy/kubernetes/%s', (kustomization) => {
     }
     const service = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'gateway')!;
     expect(service.spec.ports.map((p: { name: string }) => p.name)).toContain('http');
+  });
+
+  it("serves job hosts at the gateway's edge: its port in the pod, a load balancer, the port job URLs name, a writable directory", () => {
+    expect(configOf(objects, 'gateway').EDGE_PORT).toBeDefined();
+    expect(edgeProblems(objects)).toEqual([]);
   });
 });
 
@@ -93,6 +98,33 @@ describe('the checks themselves', () => {
     );
     objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('host-manager-config'))!.data!.CLIENT_MANAGER_URL = 'http://client-mgr:8081';
     expect(deploymentProblems(objects, 'host-manager')).toEqual(['host-manager: CLIENT_MANAGER_URL=http://client-mgr:8081 names no Service of the manifests']);
+  });
+
+  it('find the edge out of reach, job URLs on another port, probes and the Ingress over the wrong scheme, and files on no volume', () => {
+    const objects = clone(base);
+    const deployment = objects.find((o) => o.kind === 'Deployment' && o.metadata.name === 'gateway')!;
+    const edgeService = objects.find((o) => o.kind === 'Service' && o.metadata.name === 'gateway-edge')!;
+    objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name.startsWith('deployment-manager-config'))!.data!.NODE_PUBLIC_PORT = '8443';
+    expect(edgeProblems(objects)).toEqual(["deployment-manager: job URLs name port 8443 (NODE_PUBLIC_PORT), the edge's Service listens on 443"]);
+    delete edgeService.spec.type;
+    delete edgeService.spec.externalTrafficPolicy;
+    ofKind(objects, 'Ingress')[0].metadata.annotations!['nginx.ingress.kubernetes.io/backend-protocol'] = 'HTTPS';
+    gateway(objects).volumeMounts = gateway(objects).volumeMounts.filter((m: { name: string }) => m.name !== 'tmp');
+    expect(edgeProblems(objects)).toEqual([
+      'Ingress gateway: backend-protocol HTTPS, the gateway serves HTTP',
+      "gateway: the edge's Service gateway-edge is not reachable from outside the cluster (type ClusterIP)",
+      "gateway: the edge's directory /tmp/ocg-edge-8443 (EDGE_DIR) is on a read-only filesystem",
+    ]);
+    gateway(objects).ports = gateway(objects).ports.filter((p: { name: string }) => p.name !== 'edge');
+    expect(edgeProblems(objects)).toEqual(expect.arrayContaining(['gateway: no container port is EDGE_PORT 8443', "gateway: no Service targets the edge's port 8443"]));
+    gateway(objects).readinessProbe.httpGet.scheme = 'HTTPS';
+    gateway(objects).volumeMounts = [];
+    expect(deploymentProblems(objects, 'gateway')).toEqual([
+      'gateway: readinessProbe asks over HTTPS, the port serves HTTP',
+      'gateway: EDGE_TLS_CERT_FILE=/run/ocg-tls/tls.crt is on no volume the container mounts',
+      'gateway: EDGE_TLS_KEY_FILE=/run/ocg-tls/tls.key is on no volume the container mounts',
+    ]);
+    expect(deployment.spec.template.spec.volumes.map((v: { name: string }) => v.name)).toContain('tls');
   });
 
   it('derive the required settings from the schema', () => {

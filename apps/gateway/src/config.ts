@@ -71,9 +71,12 @@ const schema = z
     /**
      * Job and node hosts also served at EDGE_HOST:EDGE_PORT by HAProxy, the gateway's child, with the same certificate
      * (ADR 0093): a label whose endpoint has a forward is sent there by HAProxy itself. Point job URLs here
-     * (deployment-manager's NODE_PUBLIC_PORT). Unset: off. Needs TLS_CERT_FILE, TLS_KEY_FILE and INTERNAL_TOKEN.
+     * (deployment-manager's NODE_PUBLIC_PORT). Unset or empty: off. Needs a certificate (EDGE_TLS_* or TLS_*) and INTERNAL_TOKEN.
      */
-    EDGE_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    EDGE_PORT: z.preprocess((v) => (typeof v === 'string' && v.trim() === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+    /** The edge's certificate chain and key (PEM); default TLS_CERT_FILE and TLS_KEY_FILE. A gateway behind a TLS-ending Ingress serves plain HTTP on PORT and its edge HTTPS. */
+    EDGE_TLS_CERT_FILE: z.string().min(1).optional(),
+    EDGE_TLS_KEY_FILE: z.string().min(1).optional(),
     /** The edge's address; default HOST. */
     EDGE_HOST: z.string().min(1).optional(),
     /** HAProxy's executable (2.6 or later). */
@@ -91,8 +94,11 @@ const schema = z
     if (Boolean(c.TLS_CERT_FILE) !== Boolean(c.TLS_KEY_FILE)) {
       ctx.addIssue({ code: 'custom', path: [c.TLS_CERT_FILE ? 'TLS_KEY_FILE' : 'TLS_CERT_FILE'], message: 'TLS_CERT_FILE and TLS_KEY_FILE go together' });
     }
-    if (c.EDGE_PORT !== undefined && !c.TLS_CERT_FILE) {
-      ctx.addIssue({ code: 'custom', path: ['EDGE_PORT'], message: 'the edge serves HTTPS: it needs TLS_CERT_FILE and TLS_KEY_FILE' });
+    if (Boolean(c.EDGE_TLS_CERT_FILE) !== Boolean(c.EDGE_TLS_KEY_FILE)) {
+      ctx.addIssue({ code: 'custom', path: [c.EDGE_TLS_CERT_FILE ? 'EDGE_TLS_KEY_FILE' : 'EDGE_TLS_CERT_FILE'], message: 'EDGE_TLS_CERT_FILE and EDGE_TLS_KEY_FILE go together' });
+    }
+    if (c.EDGE_PORT !== undefined && !c.TLS_CERT_FILE && !c.EDGE_TLS_CERT_FILE) {
+      ctx.addIssue({ code: 'custom', path: ['EDGE_PORT'], message: 'the edge serves HTTPS: it needs EDGE_TLS_CERT_FILE and EDGE_TLS_KEY_FILE, or TLS_CERT_FILE and TLS_KEY_FILE' });
     }
     if (c.EDGE_PORT !== undefined && !c.INTERNAL_TOKEN) {
       ctx.addIssue({ code: 'custom', path: ['EDGE_PORT'], message: 'the edge serves job hosts: it needs INTERNAL_TOKEN' });

@@ -110,7 +110,8 @@ runMain('gateway', async () => {
   let edgeRelays: RelaySet | undefined;
   const apiRelays = config.API_RELAY && !tracing.recording ? gateway.relayApi(servers[0].server, Boolean(tls)) : undefined;
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
-  if (config.EDGE_PORT !== undefined && tls && ingress && resolver) {
+  const edgeTls = config.EDGE_TLS_CERT_FILE && config.EDGE_TLS_KEY_FILE ? { cert: readFileSync(config.EDGE_TLS_CERT_FILE), key: readFileSync(config.EDGE_TLS_KEY_FILE) } : tls;
+  if (config.EDGE_PORT !== undefined && edgeTls && ingress && resolver) {
     edge = await startEdge({
       host: config.EDGE_HOST ?? config.HOST,
       port: config.EDGE_PORT,
@@ -119,7 +120,7 @@ runMain('gateway', async () => {
       threads: config.EDGE_THREADS,
       maxConnections: config.EDGE_MAX_CONNECTIONS,
       nodeDomain: config.NODE_DOMAIN,
-      tls,
+      tls: edgeTls,
       trustedProxies: config.TRUSTED_PROXIES.split(',')
         .map((c) => c.trim())
         .filter(Boolean),

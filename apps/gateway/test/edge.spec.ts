@@ -214,7 +214,11 @@ describe('the edge proxy for job hosts', () => {
     await learned('edgejobc-80');
     const before = await straight();
     // Unknown flags: the gateway passes the trace on with them cleared; the edge does not rewrite it, so it hands it over.
-    const answer = await get('edgejobc-80', '/', { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-ff', 'x-forwarded-for': '6.6.6.6' });
+    const answer = await get('edgejobc-80', '/', {
+      traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-ff',
+      'x-forwarded-for': '6.6.6.6',
+      'x-request-id': 'caller.id-2',
+    });
     expect(await straight()).toBe(before);
     const seen = JSON.parse(answer.body) as { via: string; headers: Record<string, string> };
     expect(seen.via).toBe('container');
@@ -222,6 +226,15 @@ describe('the edge proxy for job hosts', () => {
     expect(seen.headers['x-forwarded-for']).toBe('127.0.0.1');
     expect(seen.headers['x-forwarded-proto']).toBe('https');
     expect(seen.headers['x-ocg-internal-edge-peer']).toBeUndefined();
+    expect(seen.headers['x-request-id']).toBe('caller.id-2');
+    expect(answer.headers['x-request-id']).toBe('caller.id-2');
+    // A trace state with a trace context: the gateway's to check and pass on.
+    const parent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01';
+    const withState = await get('edgejobc-80', '/', { traceparent: parent, tracestate: 'vendor=value' });
+    expect(await straight()).toBe(before);
+    const seenState = JSON.parse(withState.body) as { headers: Record<string, string> };
+    expect(seenState.headers.traceparent).toBe(parent);
+    expect(seenState.headers.tracestate).toBe('vendor=value');
   });
 
   it("does not believe a client's edge-peer header on the gateway's own port", async () => {
@@ -305,6 +318,16 @@ describe('the edge settings', () => {
   const base = { REDIS_URL: 'redis://127.0.0.1:1', INTERNAL_TOKEN: 'x'.repeat(16), TLS_CERT_FILE: '/c', TLS_KEY_FILE: '/k' };
   it('need TLS and the internal token', () => {
     expect(() => loadConfig({ ...base, TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined, EDGE_PORT: '9443' })).toThrow(/EDGE_PORT.*TLS_CERT_FILE/s);
+    // Its own certificate: the gateway's port may stay plain HTTP (behind a TLS-ending Ingress).
+    expect(loadConfig({ ...base, TLS_CERT_FILE: undefined, TLS_KEY_FILE: undefined, EDGE_PORT: '9443', EDGE_TLS_CERT_FILE: '/e', EDGE_TLS_KEY_FILE: '/k' })).toMatchObject({
+      EDGE_PORT: 9443,
+      EDGE_TLS_CERT_FILE: '/e',
+    });
+    expect(() => loadConfig({ ...base, EDGE_PORT: '9443', EDGE_TLS_CERT_FILE: '/e' })).toThrow(/EDGE_TLS_KEY_FILE/);
+    // Empty is off, as unset (compose and Kubernetes cannot leave out a variable they name).
+    expect(loadConfig({ ...base, EDGE_PORT: '' }).EDGE_PORT).toBeUndefined();
+    expect(loadConfig({ ...base, EDGE_PORT: ' ' }).EDGE_PORT).toBeUndefined();
+    expect(loadConfig({ ...base, EDGE_PORT: '0' }).EDGE_PORT).toBe(0);
     expect(() => loadConfig({ ...base, INTERNAL_TOKEN: undefined, EDGE_PORT: '9443' })).toThrow(/EDGE_PORT.*INTERNAL_TOKEN/s);
     expect(loadConfig({ ...base, EDGE_PORT: '9443' })).toMatchObject({ EDGE_PORT: 9443, EDGE_HAPROXY: 'haproxy', EDGE_THREADS: 1, EDGE_ROUTE_TTL_MS: 10_000 });
     expect(loadConfig(base).EDGE_PORT).toBeUndefined();

@@ -58,8 +58,10 @@ function environmentOf(objects: K8sObject[], where: string, container: any): Env
 /** Resolves a named or numbered container port. */
 const portOf = (container: any, port: unknown): number | undefined => (typeof port === 'number' ? port : container.ports?.find((p: any) => p.name === port)?.containerPort);
 
-function probeProblems(where: string, container: any, port: number): string[] {
+/** The probes ask the configured port, over HTTPS when the service serves TLS (TLS_CERT_FILE). */
+function probeProblems(where: string, container: any, port: number, tls: boolean): string[] {
   const expected: Record<string, string> = { readinessProbe: '/readyz', livenessProbe: '/healthz', startupProbe: '/healthz' };
+  const scheme = tls ? 'HTTPS' : 'HTTP';
   const problems: string[] = [];
   for (const [probe, path] of Object.entries(expected)) {
     const get = container[probe]?.httpGet;
@@ -69,8 +71,23 @@ function probeProblems(where: string, container: any, port: number): string[] {
     }
     if (get.path !== path) problems.push(`${where}: ${probe} asks ${get.path}, not ${path}`);
     if (portOf(container, get.port) !== port) problems.push(`${where}: ${probe} asks port ${get.port}, not the configured ${port}`);
+    if ((get.scheme ?? 'HTTP') !== scheme) problems.push(`${where}: ${probe} asks over ${get.scheme ?? 'HTTP'}, the port serves ${scheme}`);
   }
   return problems;
+}
+
+/** The mount of the container that holds `path`, if any (the longest prefix). */
+const mountOf = (container: any, path: string): any =>
+  (container.volumeMounts ?? [])
+    .filter((m: any) => path === m.mountPath || path.startsWith(`${String(m.mountPath).replace(/\/$/, '')}/`))
+    .sort((a: any, b: any) => b.mountPath.length - a.mountPath.length)[0];
+
+/** Files the config names (`*_FILE`) are on a volume of the pod: the root filesystem holds none of the operator's. */
+function fileProblems(where: string, container: any, config: Record<string, unknown>): string[] {
+  return Object.entries(config)
+    .filter(([name, value]) => name.endsWith('_FILE') && typeof value === 'string' && value.startsWith('/'))
+    .filter(([, value]) => !mountOf(container, value as string))
+    .map(([name, value]) => `${where}: ${name}=${String(value)} is on no volume the container mounts`);
 }
 
 /** Service URLs in the config (http://<service>:<port>) must name a Service of the manifests and its port. */
@@ -129,6 +146,72 @@ export function deploymentProblems(objects: K8sObject[], app: string, load: Load
   if (config.HOST !== '0.0.0.0' && config.HOST !== '::') problems.push(`${where}: HOST=${String(config.HOST)} is not reachable from other pods`);
   if (!container.resources?.requests?.cpu || !container.resources?.requests?.memory || !container.resources?.limits?.memory)
     problems.push(`${where}: resources need cpu and memory requests and a memory limit`);
-  problems.push(...probeProblems(where, container, port), ...serviceUrlProblems(objects, where, config), ...companionProblems(objects, app, deployment, port));
+  problems.push(
+    ...probeProblems(where, container, port, Boolean(config.TLS_CERT_FILE)),
+    ...fileProblems(where, container, config),
+    ...serviceUrlProblems(objects, where, config),
+    ...companionProblems(objects, app, deployment, port),
+  );
+  return problems;
+}
+
+/** The config a Deployment's container starts with (undefined when it refuses it: deploymentProblems says why). */
+function configOf(objects: K8sObject[], app: string, load: LoadConfig): { container: any; deployment: K8sObject; config: Record<string, unknown> } | undefined {
+  const deployment = find(objects, 'Deployment', app);
+  const container = deployment?.spec.template.spec.containers.find((c: any) => c.name === app);
+  if (!deployment || !container) return undefined;
+  try {
+    return { deployment, container, config: load(environmentOf(objects, app, container).env) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The gateway's edge (EDGE_PORT, ADR 0093) as the manifests run it: a
+ * container port, a Service that takes it outside the cluster, the port job
+ * URLs name (deployment-manager's NODE_PUBLIC_PORT, 443 when unset) equal to
+ * that Service's, and the edge's directory (EDGE_DIR, default
+ * /tmp/ocg-edge-<port>) writable and short enough for its sockets. Also: a
+ * gateway that serves TLS is the Ingress's HTTPS backend. [] when the edge is
+ * off and the gateway serves plain HTTP.
+ */
+export function edgeProblems(objects: K8sObject[], load: (app: string) => LoadConfig = loadConfigOf): string[] {
+  const gateway = configOf(objects, 'gateway', load('gateway'));
+  if (!gateway) return ['gateway: no Deployment whose config loads (see its own checks)'];
+  const { deployment, container, config } = gateway;
+  const problems: string[] = [];
+  const backendProtocol = (i: K8sObject) => i.metadata.annotations?.['nginx.ingress.kubernetes.io/backend-protocol'] ?? 'HTTP';
+  const scheme = config.TLS_CERT_FILE ? 'HTTPS' : 'HTTP';
+  for (const ingress of objects.filter((o) => o.kind === 'Ingress' && backendProtocol(o) !== scheme))
+    problems.push(`Ingress ${ingress.metadata.name}: backend-protocol ${backendProtocol(ingress)}, the gateway serves ${scheme}`);
+  const port = config.EDGE_PORT as number | undefined;
+  if (port === undefined) return problems;
+  if (port === 0) return [...problems, 'gateway: EDGE_PORT=0 (any free port) cannot be published'];
+  if (!container.ports?.some((p: any) => p.containerPort === port)) problems.push(`gateway: no container port is EDGE_PORT ${port}`);
+  const labels: Record<string, string> = deployment.spec.template.metadata.labels ?? {};
+  const edgePorts = objects
+    .filter((o) => o.kind === 'Service' && selects(o.spec.selector, labels))
+    .flatMap((service) =>
+      service.spec.ports
+        .filter((p: any) => portOf(container, p.targetPort ?? p.port) === port)
+        // The port clients reach: a NodePort Service's on every node, else the Service's own (a load balancer's).
+        .map((p: any) => ({ service, port: (service.spec.type === 'NodePort' ? p.nodePort : p.port) as number })),
+    );
+  const outside = edgePorts.filter((e) => e.service.spec.type === 'LoadBalancer' || e.service.spec.type === 'NodePort');
+  if (edgePorts.length === 0) problems.push(`gateway: no Service targets the edge's port ${port}`);
+  else if (outside.length === 0)
+    problems.push(
+      `gateway: the edge's Service ${edgePorts[0].service.metadata.name} is not reachable from outside the cluster (type ${edgePorts[0].service.spec.type ?? 'ClusterIP'})`,
+    );
+  const manager = configOf(objects, 'deployment-manager', load('deployment-manager'));
+  const publicPort = (manager?.config.NODE_PUBLIC_PORT as number | undefined) ?? 443;
+  if (outside.length > 0 && !outside.some((e) => e.port === publicPort))
+    problems.push(`deployment-manager: job URLs name port ${publicPort} (NODE_PUBLIC_PORT), the edge's Service listens on ${outside.map((e) => e.port).join(', ')}`);
+  const dir = (config.EDGE_DIR as string | undefined) ?? `/tmp/ocg-edge-${port}`;
+  const mount = mountOf(container, dir);
+  if (container.securityContext?.readOnlyRootFilesystem && (!mount || mount.readOnly))
+    problems.push(`gateway: the edge's directory ${dir} (EDGE_DIR) is on a read-only filesystem`);
+  if (dir.length >= 90) problems.push(`gateway: the edge's directory ${dir} (EDGE_DIR) is too long for its sockets (under 90 characters)`);
   return problems;
 }

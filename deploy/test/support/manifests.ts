@@ -10,7 +10,7 @@ export const kubernetesDir = path.join(repoRoot, 'deploy/kubernetes');
 export interface K8sObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   data?: Record<string, string>;
   spec?: any;
 }

@@ -48,6 +48,11 @@ export class EdgeRoutes {
     return this.hosts.size;
   }
 
+  /** Jobs with a host in the map. */
+  get jobCount(): number {
+    return this.jobs.size;
+  }
+
   jobOf(host: string): string | undefined {
     return this.hosts.get(host)?.job;
   }
@@ -116,7 +121,6 @@ export class EdgeRoutes {
   }
 
   private push(command: string): void {
-    if (this.closed) return;
     this.queue.push(command);
     if (!this.sending) {
       this.sending = true;

@@ -47,6 +47,7 @@ describe('EdgeRoutes', () => {
     await flushed();
     expect(sent()).toEqual([`add map ${MAP} abc-80.nodes.test 10.0.0.1:20001`, `set map ${MAP} abc-80.nodes.test 10.0.0.1:20001`]);
     expect(routes.jobOf('abc-80.nodes.test')).toBe('xyz');
+    expect(routes.jobCount).toBe(1);
     routes.dropJob('abc');
     await flushed();
     expect(routes.size).toBe(1);
@@ -94,6 +95,7 @@ describe('EdgeRoutes', () => {
     await flushed();
     expect(sent().slice(2)).toEqual([`del map ${MAP} abc-80.nodes.test`, `del map ${MAP} abc-81.nodes.test`]);
     expect(routes.size).toBe(0);
+    expect(routes.jobCount).toBe(0);
   });
 
   it('makes room by dropping the oldest host at its bound', async () => {
@@ -138,17 +140,41 @@ describe('EdgeRoutes', () => {
     expect(batches).toHaveLength(3);
   });
 
+  it('sends one batch at a time: what comes meanwhile waits for it, together', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const { routes, batches } = book({
+      answer: async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((r) => setTimeout(r, 20));
+        inFlight--;
+        return '';
+      },
+    });
+    routes.learn('a-80', 'a', '10.0.0.1:1');
+    await flushed();
+    routes.learn('b-80', 'b', '10.0.0.1:2');
+    await flushed();
+    routes.learn('c-80', 'c', '10.0.0.1:3');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(most).toBe(1);
+    expect(batches.map((b) => b.length)).toEqual([1, 2]);
+  });
+
   it('logs what HAProxy refuses, not what it did or did not find', async () => {
-    const { routes, warnings } = book({ answer: async () => '\nDone.\nKey not found.\n\n' });
+    const { routes, warnings } = book({ answer: async () => '\n  Done.  \nKey not found.\n   \n\n' });
     routes.learn('a-80', 'a', '10.0.0.1:1');
     await flushed();
     await flushed();
     expect(warnings).toEqual([]);
-    const refusing = book({ answer: async () => 'Unknown map identifier. Please use #<id> or <file>.\n' });
+    const refusing = book({ answer: async () => 'Unknown map identifier. Please use #<id> or <file>.\nNot Done.\nDone. Or not\nKey not found. Sorry\n' });
     refusing.routes.learn('a-80', 'a', '10.0.0.1:1');
     await flushed();
     await flushed();
-    expect(refusing.warnings.map((w) => [w.msg, w.answer])).toEqual([['edge proxy refused a change of its map', ['Unknown map identifier. Please use #<id> or <file>.']]]);
+    // The first three lines that are not a plain success.
+    expect(refusing.warnings.map((w) => [w.msg, w.answer])).toEqual([
+      ['edge proxy refused a change of its map', ['Unknown map identifier. Please use #<id> or <file>.', 'Not Done.', 'Done. Or not']],
+    ]);
   });
 
   it('after a batch that failed, forgets every host and clears the map before anything else', async () => {
@@ -157,7 +183,9 @@ describe('EdgeRoutes', () => {
     routes.learn('a-80', 'a', '10.0.0.1:1');
     await flushed();
     await flushed();
-    expect(warnings.map((w) => w.msg)).toEqual(['edge proxy map not changed; its hosts are served by the gateway until it is cleared']);
+    expect(warnings.map((w) => [w.msg, w.err, w.changes])).toEqual([
+      ['edge proxy map not changed; its hosts are served by the gateway until it is cleared', 'connection refused', 1],
+    ]);
     expect(routes.size).toBe(0);
     fail = false;
     routes.learn('b-80', 'b', '10.0.0.1:2');
@@ -171,6 +199,7 @@ describe('EdgeRoutes', () => {
     routes.learn('a-80', 'a', '10.0.0.1:1');
     routes.reset();
     expect(routes.size).toBe(0);
+    expect(routes.jobCount).toBe(0);
     routes.learn('a-80', 'a', '10.0.0.1:1');
     routes.close();
     routes.learn('b-80', 'b', '10.0.0.1:2');

@@ -5,11 +5,14 @@
  * control plane, the node ingress and the container are loopback servers,
  * HAProxy is the real one (Debian's `haproxy`).
  */
-import { readFileSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAddressPolicy, listen, Metrics, type RunningServer } from '@ocg/http';
@@ -313,6 +316,86 @@ describe('the edge proxy for job hosts', () => {
     await learned('edgejobi-80');
   }, 30_000);
 });
+
+describe("the edge proxy's life", () => {
+  let dir: string;
+  let tls: { certFile: string; keyFile: string; caCertFile: string };
+  const alive = (pid: number) => existsSync(`/proc/${pid}`) && !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].startsWith('Z');
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ocg-edge-life-'));
+    tls = await ensureLocalTls({ dir: join(dir, 'tls'), dnsNames: [`*.${DOMAIN}`], ips: ['127.0.0.1'] });
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('dies with a gateway that is killed', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support/edge-child.ts')], {
+      env: { ...process.env, EDGE_DIR: join(dir, 'killed'), EDGE_CERT: tls.certFile, EDGE_KEY: tls.keyFile },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    const line = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('edge ') && resolve(l));
+      child.once('exit', (code) => reject(new Error(`the child gateway exited (${code})`)));
+    });
+    const [, port, pid] = line.split(' ').map(Number);
+    expect(alive(pid)).toBe(true);
+    child.kill('SIGKILL');
+    await waitFor(() => !alive(pid), { timeoutMs: 5000, what: 'HAProxy to die with its gateway' });
+    // And its port is free again.
+    await new Promise<void>((resolve, reject) => {
+      const server = net.createServer().once('error', reject);
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve()));
+    });
+  });
+
+  it("stops a predecessor's HAProxy still holding the port before it takes it", async () => {
+    const edgeDir = join(dir, 'leftover');
+    // What a gateway killed without its HAProxy dying (no setpriv) leaves: HAProxy running on the edge's port, its pid file.
+    const first = await startEdge({ ...lifeOptions(tls), dir: edgeDir, port: 0 });
+    const pidFile = join(edgeDir, 'haproxy.pid');
+    const leftover = spawn('haproxy', ['-db', '-f', join(edgeDir, 'haproxy.cfg')], { stdio: 'ignore' });
+    const port = first.port;
+    await first.close();
+    writeFileSync(pidFile, String(leftover.pid));
+    await waitFor(() => alive(leftover.pid!), { timeoutMs: 5000 });
+    await new Promise((r) => setTimeout(r, 300)); // HAProxy binds its port at start
+    const second = await startEdge({ ...lifeOptions(tls), dir: edgeDir, port });
+    try {
+      expect(alive(leftover.pid!)).toBe(false);
+      const answer = await new Promise<string>((resolve, reject) => {
+        https
+          .get({ host: '127.0.0.1', port, path: '/', ca: readFileSync(tls.caCertFile), agent: false, headers: { host: `x.${DOMAIN}` } }, (res) => {
+            let body = '';
+            res.on('data', (d: Buffer) => (body += d.toString()));
+            res.on('end', () => resolve(body));
+          })
+          .on('error', reject);
+      });
+      expect(answer).toBe('the gateway behind the edge\n');
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+function lifeOptions(tls: { certFile: string; keyFile: string }) {
+  return {
+    host: '127.0.0.1',
+    haproxy: 'haproxy',
+    threads: 1,
+    maxConnections: 64,
+    nodeDomain: DOMAIN,
+    tls: { cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) },
+    trustedProxies: [],
+    serverTimeoutMs: 5000,
+    keepAliveMs: 5000,
+    headMs: 5000,
+    routeTtlMs: 60_000,
+    logger: loggerInto([]),
+    handle: (_req: http.IncomingMessage, res: http.ServerResponse) => res.end('the gateway behind the edge\n'),
+  };
+}
 
 describe('the edge settings', () => {
   const base = { REDIS_URL: 'redis://127.0.0.1:1', INTERNAL_TOKEN: 'x'.repeat(16), TLS_CERT_FILE: '/c', TLS_KEY_FILE: '/k' };

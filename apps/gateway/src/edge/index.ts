@@ -159,7 +159,9 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
       createInterface({ input: proc.stdout }).on('line', onLine);
       createInterface({ input: proc.stderr }).on('line', (line) => {
         if (early.length < 20) early.push(line);
-        logStderrLine(logger, line);
+        // A soft stop says "Proxy … stopped" for each proxy as a warning: expected then, so at debug.
+        if (closing && !line.includes('[ALERT]')) logger.debug({ haproxy: line }, 'edge proxy');
+        else logStderrLine(logger, line);
       });
       let ready = false;
       proc.on('error', (err) => reject(new Error(`the edge proxy (${o.haproxy}) could not start: ${err.message}`)));

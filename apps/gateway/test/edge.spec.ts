@@ -304,6 +304,30 @@ describe('the edge proxy for job hosts', () => {
     expect(said).toMatchObject({ via: 'container', said: 'hello' });
   });
 
+  it('keeps trying to start HAProxy again while its port is taken', async () => {
+    job('EdgeJobJ', { 'edgejobj-80': containerAt() });
+    await learned('edgejobj-80');
+    const pidFile = join(dir, 'edge', 'haproxy.pid');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    const starts = () => logs.filter((l) => l.msg === 'edge proxy started again').length;
+    const before = starts();
+    process.kill(pid, 'SIGKILL');
+    // Another process takes the port as soon as HAProxy lets it go: the next start fails, and the one after.
+    const squatter = net.createServer();
+    await waitFor(
+      () =>
+        new Promise<boolean>((resolve) => {
+          squatter.once('error', () => resolve(false));
+          squatter.listen(edge.port, '127.0.0.1', () => resolve(true));
+        }),
+      { timeoutMs: 5000, intervalMs: 20 },
+    );
+    await waitFor(() => logs.some((l) => String(l.msg).startsWith('the edge proxy did not start again')), { timeoutMs: 10_000 });
+    await new Promise<void>((r) => squatter.close(() => r()));
+    await waitFor(() => starts() > before, { timeoutMs: 15_000, what: 'HAProxy to start once the port is free' });
+    await learned('edgejobj-80');
+  }, 40_000);
+
   it('starts HAProxy again when it dies, with an empty map, and serves on', async () => {
     job('EdgeJobI', { 'edgejobi-80': containerAt() });
     await learned('edgejobi-80');

@@ -171,26 +171,33 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
         if (!ready)
           return reject(new Error(`the edge proxy exited at start (${signal ?? `code ${code}`}): ${early.filter((l) => /ALERT|error/i.test(l)).join(' | ') || early.join(' | ')}`));
         if (closing) return;
-        const delay = RESTART_DELAYS_MS[Math.min(failures, RESTART_DELAYS_MS.length - 1)];
-        failures += 1;
         restarts?.inc();
-        logger.error({ code, signal, restartInMs: delay }, `the edge proxy exited; its job hosts are served again in ${delay / 1000} s`);
-        restartTimer = setTimeout(() => {
-          start().then(
-            () => logger.info({ url: `https://${o.host}:${port}` }, 'edge proxy started again'),
-            (err: Error) => logger.error({ err: err.message }, 'the edge proxy did not start again'),
-          );
-        }, delay);
+        restartLater(`the edge proxy exited (${signal ?? `code ${code}`})`);
       });
       if (proc.pid) writeFileSync(files.pid, String(proc.pid), { mode: 0o600 });
       void waitReady(files.admin, () => proc.exitCode !== null || proc.signalCode !== null).then((ok) => {
-        if (!ok) return;
+        // Exited: its exit rejects. Running without answering on its admin socket: of no use, so it is stopped.
+        if (!ok) return proc.exitCode === null && proc.signalCode === null && proc.kill('SIGKILL');
         ready = true;
         // A start that lasts a minute counts as well: the next exit starts from the shortest delay again.
         setTimeout(() => (failures = 0), 60_000).unref();
         resolve();
       });
     });
+
+  /** Started again after the next delay of the backoff, and again after that while it does not start. */
+  const restartLater = (why: string): void => {
+    const delay = RESTART_DELAYS_MS[Math.min(failures, RESTART_DELAYS_MS.length - 1)];
+    failures += 1;
+    logger.error({ restartInMs: delay }, `${why}; its job hosts are served by HAProxy again in ${delay / 1000} s, by the gateway's own port meanwhile`);
+    restartTimer = setTimeout(() => {
+      if (closing) return;
+      start().then(
+        () => logger.info({ url: `https://${o.host}:${port}` }, 'edge proxy started again'),
+        (err: Error) => restartLater(`the edge proxy did not start again: ${err.message}`),
+      );
+    }, delay);
+  };
 
   try {
     await start();

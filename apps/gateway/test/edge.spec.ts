@@ -353,16 +353,37 @@ describe("the edge proxy's life", () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('dies with a gateway that is killed', async () => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'support/edge-child.ts')], {
-      env: { ...process.env, EDGE_DIR: join(dir, 'killed'), EDGE_CERT: tls.certFile, EDGE_KEY: tls.keyFile },
-      stdio: ['ignore', 'pipe', 'inherit'],
+  /** A gateway of its own running an edge (support/edge-child.ts), under `prefix` (prlimit); its edge's port and HAProxy's pid once serving. */
+  const childGateway = async (name: string, env: Record<string, string> = {}, prefix: string[] = []) => {
+    const command = [...prefix, process.execPath, '--import', 'tsx', join(__dirname, 'support/edge-child.ts')];
+    const child = spawn(command[0], command.slice(1), {
+      env: { ...process.env, EDGE_DIR: join(dir, name), EDGE_CERT: tls.certFile, EDGE_KEY: tls.keyFile, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let errors = '';
+    child.stderr!.on('data', (d: Buffer) => (errors += d.toString()));
     const line = await new Promise<string>((resolve, reject) => {
       createInterface({ input: child.stdout! }).on('line', (l) => l.startsWith('edge ') && resolve(l));
-      child.once('exit', (code) => reject(new Error(`the child gateway exited (${code})`)));
+      child.once('exit', (code) => reject(new Error(`the child gateway exited (${code}): ${errors}`)));
     });
     const [, port, pid] = line.split(' ').map(Number);
+    return { child, port, pid, errors: () => errors };
+  };
+
+  it('starts under a low open files limit with fewer connections, and says so', async () => {
+    const { child, pid, errors } = await childGateway('low-limit', { EDGE_MAX_CONNECTIONS: '4096' }, ['prlimit', '--nofile=1024:1024', '--']);
+    try {
+      expect(alive(pid)).toBe(true);
+      expect(readFileSync(join(dir, 'low-limit', 'haproxy.cfg'), 'utf8')).toMatch(/^ {2}maxconn 480$/m);
+    } finally {
+      child.kill('SIGKILL');
+      await waitFor(() => !alive(pid), { timeoutMs: 5000 });
+    }
+    expect(errors()).toBe('');
+  });
+
+  it('dies with a gateway that is killed', async () => {
+    const { child, port, pid } = await childGateway('killed');
     expect(alive(pid)).toBe(true);
     child.kill('SIGKILL');
     await waitFor(() => !alive(pid), { timeoutMs: 5000, what: 'HAProxy to die with its gateway' });

@@ -86,6 +86,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
   rmSync(files.gateway, { force: true });
   rmSync(files.admin, { force: true });
   const port = o.port || (await freeLoopbackPort(o.host));
+  const maxConnections = connectionsWithin(o.maxConnections, openFilesLimit(), logger);
   writeFileSync(files.certificate, `${String(o.tls.cert).trim()}\n${String(o.tls.key).trim()}\n`, { mode: 0o600 });
   writeFileSync(files.forwards, '', { mode: 0o600 });
   writeFileSync(files.trusted, o.trustedProxies.map((c) => `${c}\n`).join(''), { mode: 0o600 });
@@ -98,7 +99,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
       port,
       nodeDomain: o.nodeDomain,
       threads: o.threads,
-      maxConnections: o.maxConnections,
+      maxConnections,
       serverTimeoutMs: o.serverTimeoutMs,
       keepAliveMs: o.keepAliveMs,
       headMs: o.headMs,
@@ -257,6 +258,35 @@ function killLeftover(pidFile: string, config: string): void {
   const until = Date.now() + 2000;
   while (existsSync(`/proc/${pid}`) && Date.now() < until) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
 }
+
+/** This process's hard limit of open files (what HAProxy, its child, may raise its own to); undefined: unlimited or unknown. */
+function openFilesLimit(): number | undefined {
+  try {
+    const line = readFileSync('/proc/self/limits', 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('Max open files'));
+    const hard = line?.trim().split(/\s+/)[4];
+    return hard && /^\d+$/.test(hard) ? Number(hard) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * HAProxy refuses to start when its connections need more file descriptors
+ * than the hard limit allows (about two each, and some of its own): the
+ * number is lowered to what fits, and the operator told, rather than the
+ * gateway failing to start on a machine with a low limit.
+ */
+export function connectionsWithin(wanted: number, hardLimit: number | undefined, logger: Logger): number {
+  if (hardLimit === undefined || 2 * wanted + EDGE_OWN_FILES <= hardLimit) return wanted;
+  const fits = Math.max(16, Math.floor((hardLimit - EDGE_OWN_FILES) / 2));
+  logger.warn({ wanted, fits, hardLimit }, `EDGE_MAX_CONNECTIONS lowered to ${fits}: the open files limit (${hardLimit}) allows no more; raise it (ulimit -Hn) for more`);
+  return fits;
+}
+
+/** File descriptors HAProxy keeps besides two per connection (its listeners, sockets, logs; it asks for 2 x maxconn + 28 here). */
+const EDGE_OWN_FILES = 64;
 
 /** Runs `command` so that it is killed when the gateway dies however it dies (util-linux `setpriv`, where there is one). */
 function withParentDeath(command: string[]): string[] {

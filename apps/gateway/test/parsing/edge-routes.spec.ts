@@ -5,6 +5,7 @@
  * recorded as they would be sent.
  */
 import { loggerInto } from '../support/ingress-fixtures';
+import { connectionsWithin } from '../../src/edge';
 import { EdgeRoutes } from '../../src/edge/routes';
 
 const MAP = '/edge/forwards.map';
@@ -206,5 +207,24 @@ describe('EdgeRoutes', () => {
     await flushed();
     expect(sent()).toEqual([]);
     expect(routes.size).toBe(0);
+  });
+});
+
+describe('connectionsWithin', () => {
+  it('keeps what fits the open files limit, and lowers what does not, saying so', () => {
+    const warnings: Array<Record<string, unknown>> = [];
+    const logger = loggerInto(warnings, 'warn');
+    expect(connectionsWithin(4096, undefined, logger)).toBe(4096);
+    expect(connectionsWithin(4096, 20_000, logger)).toBe(4096);
+    expect(connectionsWithin(4096, 2 * 4096 + 64, logger)).toBe(4096);
+    expect(warnings).toEqual([]);
+    expect(connectionsWithin(4096, 2 * 4096 + 63, logger)).toBe(4095);
+    expect(connectionsWithin(4096, 1024, logger)).toBe(480);
+    expect(connectionsWithin(4096, 40, logger)).toBe(16);
+    expect(warnings.map((w) => [w.wanted, w.fits, w.hardLimit])).toEqual([
+      [4096, 4095, 8255],
+      [4096, 480, 1024],
+      [4096, 16, 40],
+    ]);
   });
 });

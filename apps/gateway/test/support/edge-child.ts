@@ -1,7 +1,7 @@
 /**
  * A process that runs an edge and nothing else, for edge.spec's "dies with
- * the gateway": EDGE_DIR, EDGE_CERT and EDGE_KEY (PEM files) from the
- * environment; it prints `edge <port> <HAProxy's pid>` once serving, then
+ * the gateway" and "a low open files limit": EDGE_DIR, EDGE_CERT and EDGE_KEY
+ * (PEM files) and EDGE_MAX_CONNECTIONS from the environment; it prints `edge <port> <HAProxy's pid>` once serving, then
  * waits to be killed.
  */
 import { readFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     dir,
     haproxy: 'haproxy',
     threads: 1,
-    maxConnections: 64,
+    maxConnections: Number(process.env.EDGE_MAX_CONNECTIONS ?? 64),
     nodeDomain: 'nodes.edge.test',
     tls: { cert: readFileSync(process.env.EDGE_CERT!), key: readFileSync(process.env.EDGE_KEY!) },
     trustedProxies: [],

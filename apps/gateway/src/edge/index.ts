@@ -351,50 +351,33 @@ function edgeMetrics(metrics: Metrics, admin: string, routes: EdgeRoutes): void 
   // One read for the collectors of one scrape (they run together).
   let pending: Promise<Map<string, Record<string, string>>> | undefined;
   const stats = () => (pending ??= read().finally(() => setImmediate(() => (pending = undefined))));
-  new Counter({
-    name: 'ocg_gateway_edge_requests_total',
-    help: 'Requests the edge proxy sent on, by way: straight to a forward, or to the gateway',
-    labelNames: ['way'],
-    registers: [metrics.registry],
-    async collect() {
-      this.reset();
-      try {
-        const s = await stats();
-        this.inc({ way: 'forward' }, Number(s.get('forwards/BACKEND')?.req_tot ?? 0));
-        this.inc({ way: 'gateway' }, Number(s.get('gateway/BACKEND')?.req_tot ?? 0));
-      } catch (err) {
-        metrics.logger?.warn({ err: (err as Error).message }, 'edge proxy counters not read');
-      }
-    },
+  /** A counter whose values are HAProxy's, set at each scrape by `fill` from its statistics (proxy/server → fields). */
+  const counter = (name: string, help: string, labelNames: string[], fill: (stats: Map<string, Record<string, string>>, counter: Counter) => void) =>
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers: [metrics.registry],
+      async collect() {
+        this.reset();
+        try {
+          fill(await stats(), this);
+        } catch (err) {
+          metrics.logger?.warn({ err: (err as Error).message, metric: name }, 'edge proxy counters not read');
+        }
+      },
+    });
+  counter('ocg_gateway_edge_requests_total', 'Requests the edge proxy sent on, by way: straight to a forward, or to the gateway', ['way'], (s, c) => {
+    c.inc({ way: 'forward' }, Number(s.get('forwards/BACKEND')?.req_tot ?? 0));
+    c.inc({ way: 'gateway' }, Number(s.get('gateway/BACKEND')?.req_tot ?? 0));
   });
-  new Counter({
-    name: 'ocg_gateway_edge_responses_total',
-    help: 'Answers of the edge proxy, by status class',
-    labelNames: ['class'],
-    registers: [metrics.registry],
-    async collect() {
-      this.reset();
-      try {
-        const front = (await stats()).get('edge/FRONTEND');
-        for (const c of ['1xx', '2xx', '3xx', '4xx', '5xx']) this.inc({ class: c }, Number(front?.[`hrsp_${c}`] ?? 0));
-      } catch {
-        // logged by the other counter
-      }
-    },
+  counter('ocg_gateway_edge_responses_total', 'Answers of the edge proxy, by status class', ['class'], (s, c) => {
+    const front = s.get('edge/FRONTEND');
+    for (const cls of ['1xx', '2xx', '3xx', '4xx', '5xx']) c.inc({ class: cls }, Number(front?.[`hrsp_${cls}`] ?? 0));
   });
-  new Counter({
-    name: 'ocg_gateway_edge_forward_errors_total',
-    help: 'Connections to forwards that failed, and answers from them that were cut',
-    registers: [metrics.registry],
-    async collect() {
-      this.reset();
-      try {
-        const b = (await stats()).get('forwards/BACKEND');
-        this.inc(Number(b?.econ || 0) + Number(b?.eresp || 0));
-      } catch {
-        // logged above
-      }
-    },
+  counter('ocg_gateway_edge_forward_errors_total', 'Connections to forwards that failed, and answers from them that were cut', [], (s, c) => {
+    const b = s.get('forwards/BACKEND');
+    c.inc(Number(b?.econ || 0) + Number(b?.eresp || 0));
   });
   new Gauge({
     name: 'ocg_gateway_edge_forwards',

@@ -23,6 +23,7 @@ import { IngressResolver } from './ingress/resolver';
 import { createPages } from './pages';
 import { RateLimiter } from '@ocg/redis';
 import { startEdge, type Edge } from './edge';
+import { certificateWatches, loadCertificatePair } from './certificates';
 
 runMain('gateway', async () => {
   const config = loadConfig();
@@ -98,7 +99,9 @@ runMain('gateway', async () => {
     pageLimit: new RateLimiter(redis, 'gateway-pages', { limit: config.PAGE_VIEWS_PER_MINUTE, windowSeconds: 60 }, logger),
     metrics,
   });
-  const tls = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { cert: readFileSync(config.TLS_CERT_FILE), key: readFileSync(config.TLS_KEY_FILE) } : undefined;
+  const gatewayFiles = config.TLS_CERT_FILE && config.TLS_KEY_FILE ? { certFile: config.TLS_CERT_FILE, keyFile: config.TLS_KEY_FILE } : undefined;
+  const gatewayPair = gatewayFiles && loadCertificatePair(gatewayFiles);
+  const tls = gatewayPair && { cert: gatewayPair.cert, key: gatewayPair.key };
   const servers: RunningServer[] = [await listen(gateway.handle, { host: config.HOST, port: config.PORT, tls })];
   servers[0].server.on('upgrade', gateway.upgrade);
   // Job hosts' connections relayed as bytes (ADR 0084); with tracing on, every request is served (and traced) by the HTTP server.
@@ -110,7 +113,9 @@ runMain('gateway', async () => {
   let edgeRelays: RelaySet | undefined;
   const apiRelays = config.API_RELAY && !tracing.recording ? gateway.relayApi(servers[0].server, Boolean(tls)) : undefined;
   logger.info({ url: servers[0].url, nodeDomain: config.NODE_DOMAIN }, 'gateway listening');
-  const edgeTls = config.EDGE_TLS_CERT_FILE && config.EDGE_TLS_KEY_FILE ? { cert: readFileSync(config.EDGE_TLS_CERT_FILE), key: readFileSync(config.EDGE_TLS_KEY_FILE) } : tls;
+  const edgeFiles = config.EDGE_TLS_CERT_FILE && config.EDGE_TLS_KEY_FILE ? { certFile: config.EDGE_TLS_CERT_FILE, keyFile: config.EDGE_TLS_KEY_FILE } : gatewayFiles;
+  const edgePair = edgeFiles === gatewayFiles ? gatewayPair : edgeFiles && loadCertificatePair(edgeFiles);
+  const edgeTls = edgePair && { cert: edgePair.cert, key: edgePair.key };
   if (config.EDGE_PORT !== undefined && edgeTls && ingress && resolver) {
     edge = await startEdge({
       host: config.EDGE_HOST ?? config.HOST,
@@ -140,6 +145,14 @@ runMain('gateway', async () => {
     const running = edge;
     resolver.onChange((job) => running.drop(job));
   }
+  const edgeRunning = edge;
+  const watches = certificateWatches({
+    gateway: gatewayFiles && gatewayPair && { files: gatewayFiles, pair: gatewayPair, serve: (pair) => servers[0].setCertificate?.(pair) },
+    edge: edgeRunning && edgeFiles && edgePair && { files: edgeFiles, pair: edgePair, serve: (pair) => edgeRunning.setCertificate(pair) },
+    intervalMs: config.TLS_RELOAD_INTERVAL_MS,
+    logger,
+    metrics,
+  });
   if (tls && config.HTTP_REDIRECT_PORT !== undefined) {
     const redirect = await listen(redirectToHttps(config.PUBLIC_HTTPS_PORT ?? servers[0].port), { host: config.HOST, port: config.HTTP_REDIRECT_PORT });
     servers.push(redirect);
@@ -148,6 +161,7 @@ runMain('gateway', async () => {
   const metricsServer = await serveMetrics(metrics, config, logger);
   if (metricsServer) servers.push(metricsServer);
   onShutdown(logger, async () => {
+    for (const watch of watches) watch.close();
     await Promise.all([edge?.close(), edgeRelays?.close(10_000), relays?.close(10_000), apiRelays?.close(10_000), ...servers.map((s) => s.close())]);
     gateway.close();
     redis.disconnect();

@@ -26,6 +26,8 @@ export interface RunningServer {
   port: number;
   /** Graceful: stop accepting, close idle keep-alive sockets, wait for in-flight requests, then destroy. */
   close(): Promise<void>;
+  /** HTTPS servers: serve this certificate chain and key to new connections (a renewal, without a restart). */
+  setCertificate?(tls: { cert: string | Buffer; key: string | Buffer }): void;
 }
 
 function urlFor(host: string, port: number, secure: boolean): string {
@@ -135,13 +137,14 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
   const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
   server.on('request', listener);
   answerClientErrors(server);
+  const setCertificate = opts.tls ? (tls: { cert: string | Buffer; key: string | Buffer }) => (server as unknown as https.Server).setSecureContext(tls) : undefined;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     const listening = () => {
       server.off('error', reject);
-      if (opts.path !== undefined) return resolve({ server, port: 0, url: `unix:${opts.path}`, close });
+      if (opts.path !== undefined) return resolve({ server, port: 0, url: `unix:${opts.path}`, close, setCertificate });
       const port = (server.address() as AddressInfo).port;
-      resolve({ server, port, url: urlFor(opts.host, port, Boolean(opts.tls)), close });
+      resolve({ server, port, url: urlFor(opts.host, port, Boolean(opts.tls)), close, setCertificate });
     };
     if (opts.path !== undefined) server.listen(opts.path, listening);
     else server.listen(opts.port, opts.host, listening);

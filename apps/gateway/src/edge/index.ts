@@ -11,7 +11,7 @@ import { markEdgeConnection } from '../forwarded';
 import { unavailablePage } from '../ingress/pages';
 import { edgeFiles, renderEdgeConfig } from './haproxy-config';
 import { EdgeRoutes } from './routes';
-import { runtimeCommand } from './runtime-api';
+import { runtimeCommand, runtimePayloadCommand } from './runtime-api';
 
 export interface EdgeOptions {
   host: string;
@@ -49,6 +49,8 @@ export interface Edge {
   learn(label: string, job: string, forward: string): void;
   /** A job's route changed or failed: its labels go back to the gateway. */
   drop(job: string): void;
+  /** A renewed certificate: HAProxy serves it to new connections from now on (runtime API, no reload), and after a restart. */
+  setCertificate(tls: { cert: Buffer | string; key: Buffer | string }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -87,7 +89,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
   rmSync(files.admin, { force: true });
   const port = o.port || (await freeLoopbackPort(o.host));
   const maxConnections = connectionsWithin(o.maxConnections, openFilesLimit(), logger);
-  writeFileSync(files.certificate, `${String(o.tls.cert).trim()}\n${String(o.tls.key).trim()}\n`, { mode: 0o600 });
+  writeFileSync(files.certificate, pemOf(o.tls), { mode: 0o600 });
   writeFileSync(files.forwards, '', { mode: 0o600 });
   writeFileSync(files.trusted, o.trustedProxies.map((c) => `${c}\n`).join(''), { mode: 0o600 });
   writeFileSync(files.unavailable, unavailableResponse(), { mode: 0o600 });
@@ -215,6 +217,19 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
     port,
     learn: (label, job, forward) => routes.learn(label, job, forward),
     drop: (job) => routes.dropJob(job),
+    async setCertificate(tls) {
+      const pem = pemOf(tls);
+      // What a restart reads; and what the running HAProxy is told (it keeps the file's name as the certificate's).
+      writeFileSync(files.certificate, pem, { mode: 0o600 });
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const set = await runtimePayloadCommand(files.admin, `set ssl cert ${files.certificate}`, pem);
+      if (!/Transaction (created|updated)/.test(set)) throw new Error(`the edge did not take the certificate: ${set.trim()}`);
+      const commit = await runtimeCommand(files.admin, [`commit ssl cert ${files.certificate}`]);
+      if (!/Success!/.test(commit)) {
+        await runtimeCommand(files.admin, [`abort ssl cert ${files.certificate}`]).catch(() => undefined);
+        throw new Error(`the edge did not commit the certificate: ${commit.trim()}`);
+      }
+    },
     async close() {
       closing = true;
       routes.close();
@@ -232,6 +247,11 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
       await inner.close();
     },
   };
+}
+
+/** HAProxy's `crt` file: the chain, then the key. */
+function pemOf(tls: { cert: Buffer | string; key: Buffer | string }): string {
+  return `${String(tls.cert).trim()}\n${String(tls.key).trim()}\n`;
 }
 
 /** The edge's directory: made for this user alone; one that exists must be this user's. */

@@ -17,5 +17,15 @@ export function runtimeCommand(socketPath: string, commands: string[], timeoutMs
   });
 }
 
+/**
+ * One runtime API command that takes a payload (`set ssl cert <file> <<`):
+ * the payload follows the command's line and ends at the first empty line,
+ * so its own empty lines are left out (a PEM has none that matter).
+ */
+export function runtimePayloadCommand(socketPath: string, command: string, payload: string, timeoutMs = 5000): Promise<string> {
+  const lines = payload.split('\n').filter((line) => line.trim() !== '');
+  return runtimeCommand(socketPath, [`${command} <<\n${lines.join('\n')}\n`], timeoutMs);
+}
+
 /** A map key or value the runtime API takes as one word: no spaces, separators or escapes. */
 export const isMapWord = (text: string): boolean => /^[A-Za-z0-9.:_-]{1,255}$/.test(text);

@@ -3,7 +3,8 @@
  * scraping every second) reads the metrics of every service and of a node
  * agent running a job, each on its own METRICS_PORT; the queries go through
  * Prometheus's HTTP API. The shipped scrape config and dashboard are checked
- * against the same processes.
+ * against the same processes, and the shipped alerting rules evaluate against
+ * them.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -27,7 +28,7 @@ describe('metrics scraped by Prometheus', () => {
     await ensureBusyboxImage();
     for (const name of SCRAPED) metricsPorts[name] = await freePort();
     stack = await FaultStack.start(Object.fromEntries(SCRAPED.map((name) => [name, { METRICS_PORT: String(metricsPorts[name]) }])));
-    prometheus = await startPrometheus(Object.fromEntries(SCRAPED.map((name) => [name, `127.0.0.1:${metricsPorts[name]}`])));
+    prometheus = await startPrometheus(Object.fromEntries(SCRAPED.map((name) => [name, `127.0.0.1:${metricsPorts[name]}`])), [resolve(root, 'deploy/prometheus/alerts.yml')]);
     ({ userKey, job } = await stack.postJob('metrics', webJob('metered'), { credits: 100_000_000, pricePerSecond: 100 }));
     await waitFor(async () => (await stack.endpoint(job)).body === 'metered\n' || undefined, { timeoutMs: 120_000, intervalMs: 250, what: "the job's endpoint" });
   }, 240_000);
@@ -104,5 +105,29 @@ describe('metrics scraped by Prometheus', () => {
     const missing = [...used].filter((name) => !new RegExp(`^# TYPE ${name} `, 'm').test(exported));
     expect(used.size).toBeGreaterThan(15);
     expect(missing).toEqual([]);
+  });
+
+  it('ships alerting rules that pass their unit tests and evaluate against the running processes, on series they export, none pending on a healthy stack', async () => {
+    // Their unit tests: each alert fires on the series that should fire it, and not on the near misses.
+    execFileSync('promtool', ['test', 'rules', resolve(root, 'deploy/prometheus/alerts.test.yml')], { stdio: 'pipe' });
+    const rules = readFileSync(resolve(root, 'deploy/prometheus/alerts.yml'), 'utf8');
+    const used = new Set([...rules.matchAll(/\b(ocg_[a-z_]+?)(?:_bucket|_count|_sum)?\b(?=[{[ )])/g)].map((m) => m[1]));
+    const exported = (await Promise.all(SCRAPED.map(scrapeOf))).join('\n');
+    // This stack's gateway runs without TLS and its edge: those series are checked by the gateway's certificates and edge specs.
+    const elsewhere = (name: string) => name.startsWith('ocg_gateway_edge_') || name.startsWith('ocg_gateway_tls_');
+    expect([...used].filter((name) => !elsewhere(name) && !new RegExp(`^# TYPE ${name} `, 'm').test(exported))).toEqual([]);
+    expect(used.size).toBeGreaterThan(5);
+    // Every rule evaluated at least once, without error.
+    const evaluated = await waitFor(
+      async () => {
+        const all = await prometheus.rules();
+        return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
+      },
+      { timeoutMs: 30_000, intervalMs: 500, what: 'every alerting rule evaluated' },
+    );
+    expect(evaluated.filter((r) => r.health !== 'ok')).toEqual([]);
+    expect(evaluated.length).toBe([...rules.matchAll(/^\s+- alert: /gm)].length);
+    // Nothing pending either: a rule that holds on a healthy stack would be.
+    expect(await prometheus.query('ALERTS')).toEqual([]);
   });
 });

@@ -9,14 +9,17 @@ export interface Prometheus {
   url: string;
   /** An instant query's result vector. */
   query(expr: string): Promise<{ metric: Record<string, string>; value: [number, string] }[]>;
+  /** Every rule of the loaded rule files: its name, health (`ok`, `err`, `unknown` before its first evaluation) and last error. */
+  rules(): Promise<{ name: string; health: string; lastError?: string }[]>;
   stop(): Promise<void>;
 }
 
-/** Scrapes `targets` (job name to `host:port` of its /metrics) every second. */
-export async function startPrometheus(targets: Record<string, string>): Promise<Prometheus> {
+/** Scrapes `targets` (job name to `host:port` of its /metrics) every second, and evaluates `ruleFiles` every second. */
+export async function startPrometheus(targets: Record<string, string>, ruleFiles: string[] = []): Promise<Prometheus> {
   const dir = mkdtempSync(join(tmpdir(), 'ocg-prometheus-'));
   const jobs = Object.entries(targets).map(([job, target]) => `  - job_name: ${job}\n    static_configs:\n      - targets: ['${target}']`);
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n${jobs.join('\n')}\n`);
+  const rules = ruleFiles.length ? `rule_files:\n${ruleFiles.map((f) => `  - '${f}'`).join('\n')}\n` : '';
+  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n  evaluation_interval: 1s\n${rules}scrape_configs:\n${jobs.join('\n')}\n`);
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const output: string[] = [];
@@ -45,6 +48,10 @@ export async function startPrometheus(targets: Record<string, string>): Promise<
       const body = (await res.json()) as { status: string; error?: string; data?: { result: { metric: Record<string, string>; value: [number, string] }[] } };
       if (body.status !== 'success') throw new Error(`query ${expr}: ${body.error}`);
       return body.data!.result;
+    },
+    rules: async () => {
+      const body = (await (await fetch(`${url}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] } };
+      return body.data.groups.flatMap((g) => g.rules.map(({ name, health, lastError }) => ({ name, health, lastError })));
     },
     stop: async () => {
       if (!gone) child.kill('SIGTERM');

@@ -16,6 +16,7 @@ import { ensureLocalTls, freePorts, startTsProcess, testRedis, waitFor, type Man
 import { Metrics } from '@ocg/http';
 import { certificateWatches, loadCertificatePair, watchCertificatePair, type CertificatePair } from '../src/certificates';
 import { loggerInto } from './support/ingress-fixtures';
+import { notExported, shippedSeries } from './support/shipped-series';
 
 const DOMAIN = 'nodes.certs.test';
 
@@ -241,6 +242,9 @@ describe('certificate renewal', () => {
       expect(got).toEqual([`gateway ${renewed.fingerprint}`, `edge ${renewed.fingerprint}`]);
       expect(seconds(renewed)).not.toBe(seconds(start));
       expect(await expiry(metrics)).toEqual({ gateway: seconds(renewed), edge: seconds(renewed) });
+      // What the shipped dashboard and alerts read of it.
+      expect(shippedSeries('ocg_gateway_tls_')).toEqual(['ocg_gateway_tls_certificate_expiry_timestamp_seconds']);
+      expect(notExported(shippedSeries('ocg_gateway_tls_'), await metrics.registry.metrics())).toEqual([]);
       expect(togetherLog.at(-1)).toMatchObject({ level: 'info', msg: "the gateway and edge's certificate was reloaded" });
       got.length = 0;
       await Promise.all(apart.map((w) => w.check()));

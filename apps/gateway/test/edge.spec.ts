@@ -24,6 +24,7 @@ import { IngressResolver } from '../src/ingress/resolver';
 import { relayIngress } from '../src/ingress/relay';
 import { loadConfig } from '../src/config';
 import { loggerInto, routeServices, type RoutedJob } from './support/ingress-fixtures';
+import { notExported, shippedSeries } from './support/shipped-series';
 
 const TOKEN = 'internal-token-for-edge-proxy-tests';
 const DOMAIN = 'nodes.edge.test';
@@ -196,6 +197,12 @@ describe('the edge proxy for job hosts', () => {
     // No trace context from the caller: a new one, passed on and answered.
     expect(seen.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-02$/);
     expect(answer.headers.traceparent).toBe(seen.headers.traceparent);
+  });
+
+  it('exports every edge series the shipped dashboard and alerts read', async () => {
+    const used = shippedSeries('ocg_gateway_edge_');
+    expect(used.length).toBeGreaterThanOrEqual(5);
+    expect(notExported(used, (await metrics.exposition()).body)).toEqual([]);
   });
 
   it("keeps a caller's well-formed trace context and replaces a request id that is not sane", async () => {

@@ -84,6 +84,12 @@ const schema = z
     EDGE_TLS_KEY_FILE: z.string().min(1).optional(),
     /** The edge's address; default HOST. */
     EDGE_HOST: z.string().min(1).optional(),
+    /**
+     * Load balancers in front of the edge that open each connection with a PROXY protocol header (v1 or v2) naming
+     * the client (CIDR list): the edge then states that client, as the gateway does for TRUSTED_PROXIES. Connections
+     * from elsewhere are taken as they come. Empty: none.
+     */
+    EDGE_PROXY_PROTOCOL_FROM: env.cidrs(),
     /** HAProxy's executable (2.6 or later). */
     EDGE_HAPROXY: z.string().min(1).default('haproxy'),
     /** The edge's files (its configuration, certificate, sockets); default `<tmp>/ocg-edge-<EDGE_PORT>`. Made for the gateway's user alone. */

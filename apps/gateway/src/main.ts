@@ -129,6 +129,9 @@ runMain('gateway', async () => {
       trustedProxies: config.TRUSTED_PROXIES.split(',')
         .map((c) => c.trim())
         .filter(Boolean),
+      proxyProtocolFrom: config.EDGE_PROXY_PROTOCOL_FROM.split(',')
+        .map((c) => c.trim())
+        .filter(Boolean),
       serverTimeoutMs: config.INGRESS_TIMEOUT_MS,
       keepAliveMs: servers[0].server.keepAliveTimeout,
       headMs: servers[0].server.headersTimeout,

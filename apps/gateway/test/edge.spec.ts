@@ -10,6 +10,7 @@ import { readFileSync, mkdtempSync, rmSync, existsSync, writeFileSync } from 'no
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -401,6 +402,41 @@ describe("the edge proxy's life", () => {
     });
   });
 
+  it('believes the PROXY protocol header of the load balancers named, and only theirs', async () => {
+    const edge = await startEdge({
+      ...lifeOptions(tls),
+      port: 0,
+      dir: join(dir, 'proxy-protocol'),
+      proxyProtocolFrom: ['127.0.0.2/32'],
+      handle: (req, res) => res.end(`peer ${String(req.headers['x-ocg-internal-edge-peer'])}`),
+    });
+    const ask = (from: string, header = ''): Promise<string> =>
+      new Promise((resolve) => {
+        const raw = net.connect({ host: '127.0.0.1', port: edge.port, localAddress: from }, () => {
+          raw.write(header);
+          const socket = tlsConnect({ socket: raw, servername: `x.${DOMAIN}`, ca: readFileSync(tls.caCertFile) }, () =>
+            socket.write(`GET / HTTP/1.1\r\nHost: x.${DOMAIN}\r\nConnection: close\r\n\r\n`),
+          );
+          let answer = '';
+          socket.on('data', (d: Buffer) => (answer += d.toString()));
+          socket.on('end', () => resolve(answer ? (answer.split('\r\n\r\n')[1] ?? answer) : 'refused: closed without an answer'));
+          socket.on('error', (err) => resolve(`refused: ${err.message}`));
+        });
+        raw.on('error', (err) => resolve(`refused: ${err.message}`));
+      });
+    try {
+      // The load balancer names its client: the gateway is told that client.
+      expect(await ask('127.0.0.2', 'PROXY TCP4 203.0.113.7 127.0.0.1 40000 443\r\n')).toBe('peer 203.0.113.7');
+      // Anyone else connects as itself, and may not name a client.
+      expect(await ask('127.0.0.1')).toBe('peer 127.0.0.1');
+      expect(await ask('127.0.0.1', 'PROXY TCP4 203.0.113.7 127.0.0.1 40000 443\r\n')).toMatch(/^refused/);
+      // The load balancer's connections must start with the header.
+      expect(await ask('127.0.0.2')).toMatch(/^refused/);
+    } finally {
+      await edge.close();
+    }
+  });
+
   it("stops a predecessor's HAProxy still holding the port before it takes it", async () => {
     const edgeDir = join(dir, 'leftover');
     // What a gateway killed without its HAProxy dying (no setpriv) leaves: HAProxy running on the edge's port, its pid file.
@@ -470,5 +506,11 @@ describe('the edge settings', () => {
     expect(() => loadConfig({ ...base, INTERNAL_TOKEN: undefined, EDGE_PORT: '9443' })).toThrow(/EDGE_PORT.*INTERNAL_TOKEN/s);
     expect(loadConfig({ ...base, EDGE_PORT: '9443' })).toMatchObject({ EDGE_PORT: 9443, EDGE_HAPROXY: 'haproxy', EDGE_THREADS: 1, EDGE_ROUTE_TTL_MS: 10_000 });
     expect(loadConfig(base).EDGE_PORT).toBeUndefined();
+  });
+
+  it('take load balancers speaking the PROXY protocol as CIDRs', () => {
+    expect(loadConfig({ ...base, EDGE_PORT: '9443' }).EDGE_PROXY_PROTOCOL_FROM).toBe('');
+    expect(loadConfig({ ...base, EDGE_PORT: '9443', EDGE_PROXY_PROTOCOL_FROM: '10.0.0.0/8, 192.0.2.7' }).EDGE_PROXY_PROTOCOL_FROM).toBe('10.0.0.0/8, 192.0.2.7');
+    expect(() => loadConfig({ ...base, EDGE_PORT: '9443', EDGE_PROXY_PROTOCOL_FROM: '10.0.0.0/33' })).toThrow(/EDGE_PROXY_PROTOCOL_FROM/);
   });
 });

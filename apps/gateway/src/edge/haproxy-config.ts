@@ -20,6 +20,11 @@ export interface EdgeConfigOptions {
   headMs: number;
   /** TRUSTED_PROXIES as CIDRs: their requests go to the gateway, which believes their `X-Forwarded-*`. */
   trustedProxies: string[];
+  /**
+   * EDGE_PROXY_PROTOCOL_FROM as CIDRs: load balancers that open each connection with a PROXY protocol header
+   * (v1 or v2) naming the client, who is then the request's source. Others connect as themselves.
+   */
+  proxyProtocolFrom: string[];
   /** Every request is logged (debug); otherwise only failed ones, which the gateway reads. */
   logAll: boolean;
 }
@@ -30,6 +35,7 @@ export const edgeFiles = (dir: string) => ({
   certificate: join(dir, 'edge.pem'),
   forwards: join(dir, 'forwards.map'),
   trusted: join(dir, 'trusted.lst'),
+  proxies: join(dir, 'proxy-protocol.lst'),
   unavailable: join(dir, '503.http'),
   admin: join(dir, 'admin.sock'),
   gateway: join(dir, 'gateway.sock'),
@@ -94,6 +100,12 @@ defaults
 
 frontend edge
   bind ${o.host}:${o.port} ssl crt ${f.certificate} alpn http/1.1
+  ${
+    o.proxyProtocolFrom.length > 0
+      ? `# Load balancers name the client first (PROXY protocol); only they may.
+  tcp-request connection expect-proxy layer4 if { src -f ${f.proxies} }`
+      : '# no EDGE_PROXY_PROTOCOL_FROM'
+  }
   # Internal headers are the gateway's alone, whoever sends them.
   http-request del-header x-ocg-internal -m beg
   http-request set-var(txn.host) req.hdr(host),field(1,:),lower

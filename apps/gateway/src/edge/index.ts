@@ -27,6 +27,8 @@ export interface EdgeOptions {
   tls: { cert: Buffer | string; key: Buffer | string };
   /** TRUSTED_PROXIES, as CIDRs. */
   trustedProxies: string[];
+  /** EDGE_PROXY_PROTOCOL_FROM, as CIDRs: load balancers whose connections start with a PROXY protocol header naming the client. */
+  proxyProtocolFrom?: string[];
   serverTimeoutMs: number;
   keepAliveMs: number;
   headMs: number;
@@ -92,6 +94,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
   writeFileSync(files.certificate, pemOf(o.tls), { mode: 0o600 });
   writeFileSync(files.forwards, '', { mode: 0o600 });
   writeFileSync(files.trusted, o.trustedProxies.map((c) => `${c}\n`).join(''), { mode: 0o600 });
+  writeFileSync(files.proxies, (o.proxyProtocolFrom ?? []).map((c) => `${c}\n`).join(''), { mode: 0o600 });
   writeFileSync(files.unavailable, unavailableResponse(), { mode: 0o600 });
   writeFileSync(
     files.config,
@@ -106,6 +109,7 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
       keepAliveMs: o.keepAliveMs,
       headMs: o.headMs,
       trustedProxies: o.trustedProxies,
+      proxyProtocolFrom: o.proxyProtocolFrom ?? [],
       logAll: logger.isLevelEnabled('debug'),
     }),
     { mode: 0o600 },

@@ -10,12 +10,11 @@ FROM ${BASE} AS base-libs
 RUN node -e "const fs = require('fs'); fs.writeFileSync('/tmp/base-libs', ['/lib/x86_64-linux-gnu', '/usr/lib/x86_64-linux-gnu', '/lib64'].flatMap((d) => fs.existsSync(d) ? fs.readdirSync(d) : []).join('\\n') + '\\n')"
 
 FROM ${DEBIAN} AS edge
-# The edge (EDGE_PORT, ADR 0093): Debian's HAProxy 2.6 (with bookworm's security updates: it faces
-# clients) and util-linux's setpriv (the gateway starts HAProxy through it, so HAProxy dies with the
+# The edge (EDGE_PORT, ADR 0093): Debian's HAProxy 2.6 (with bookworm's security updates, from the
+# base's apt sources: it faces clients) and util-linux's setpriv (the gateway starts HAProxy through it, so HAProxy dies with the
 # gateway), with the shared libraries they load that the base lacks. Nothing else of the packages.
 COPY --from=base-libs /tmp/base-libs /tmp/base-libs
-RUN { grep -rqs bookworm-security /etc/apt/ || echo 'deb http://deb.debian.org/debian-security bookworm-security main' >/etc/apt/sources.list.d/security.list; } \
- && apt-get update -qq \
+RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends haproxy >/dev/null \
  && mkdir -p /out/usr/sbin /out/usr/bin /out/usr/lib/x86_64-linux-gnu \
  && cp /usr/sbin/haproxy /out/usr/sbin/ && cp /usr/bin/setpriv /out/usr/bin/ \

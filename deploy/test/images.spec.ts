@@ -51,6 +51,18 @@ describe('the offline base', () => {
   });
 });
 
+describe("bookworm's security updates", () => {
+  it('are in both bases: ocg/debian installs from bookworm, -updates and -security, and the lean base has the same glibc', () => {
+    const sources = docker('run', '--rm', result.debian, 'cat', '/etc/apt/sources.list');
+    for (const suite of [/ bookworm main/, / bookworm-updates main/, /debian-security bookworm-security main/]) expect(sources).toMatch(suite);
+    const libc6 = docker('run', '--rm', result.debian, 'dpkg-query', '-W', '-f=${Version}', 'libc6').trim();
+    expect(libc6).toMatch(/^2\.36-/);
+    // glibc's shared object prints its version when run: in the lean base there is no package database to ask.
+    const glibc = docker('run', '--rm', '--entrypoint', '/lib/x86_64-linux-gnu/libc.so.6', result.base);
+    expect(glibc).toContain(`(Debian GLIBC ${libc6})`);
+  });
+});
+
 describe.each([...SERVICES, 'cli'])('ocg/%s', (name) => {
   it('runs Node 24 as a non-root user, with OCI labels, within 50 MB over the base', () => {
     const ref = imageRef(result, name);

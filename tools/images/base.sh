@@ -9,6 +9,11 @@
 #   ocg/debian:bookworm-slim       a stand-in for debian:bookworm-slim (minbase, with apt), for build
 #                                  stages that install Debian packages (iptables, Postgres, Redis)
 #
+# Both come from bookworm, bookworm-updates and bookworm-security (DEBIAN_MIRROR,
+# DEBIAN_SECURITY_MIRROR), as Debian's own images do: glibc, OpenSSL and the packages the
+# build stages install carry the security updates published when the base was built, and
+# ocg/debian's apt sources name the three suites for those stages.
+#
 # Each image is also tagged with a hash of this script and the Node version; a tag
 # that exists is not built again. Prints the two image references, one per line.
 #   bash tools/images/base.sh [--force]
@@ -18,8 +23,10 @@ force=${1:-}
 say() { echo "base: $*" >&2; }
 suite=bookworm
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+security_mirror=${DEBIAN_SECURITY_MIRROR:-http://deb.debian.org/debian-security}
+sources=("deb $mirror $suite main" "deb $mirror $suite-updates main" "deb $security_mirror $suite-security main")
 node_version=$(node -p "require('./package.json').devDependencies.node")
-hash=$( (cat "$0"; echo "$node_version $suite $mirror") | sha256sum | cut -c1-12)
+hash=$( (cat "$0"; echo "$node_version $suite $mirror $security_mirror") | sha256sum | cut -c1-12)
 node_tag="ocg/node-base:$node_version-$hash"
 debian_tag="ocg/debian:$suite-slim-$hash"
 work=$(mktemp -d "${TMPDIR:-/tmp}/ocg-base.XXXXXX")
@@ -38,7 +45,7 @@ else
   say "building $debian_tag (mmdebstrap minbase)"
   mmdebstrap --quiet --variant=minbase "${strip_docs[@]}" \
     --customize-hook='rm -rf "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/* "$1"/var/log/*' \
-    "$suite" "$work/debian.tar" "$mirror"
+    "$suite" "$work/debian.tar" "${sources[@]}"
   docker import --change 'CMD ["bash"]' "$work/debian.tar" "$debian_tag" >/dev/null
 fi
 docker tag "$debian_tag" "ocg/debian:$suite-slim"
@@ -52,7 +59,7 @@ else
   # `extract` unpacks exactly these packages (no dpkg, apt or maintainer scripts): what node and sh need.
   root="$work/node-root"
   mmdebstrap --quiet --variant=extract "${strip_docs[@]}" \
-    --include=libc6,libgcc-s1,libstdc++6,gcc-12-base,dash "$suite" "$root" "$mirror"
+    --include=libc6,libgcc-s1,libstdc++6,gcc-12-base,dash "$suite" "$root" "${sources[@]}"
   # The extraction brings dpkg, tar and debianutils along: of the programs, only dash stays.
   (cd "$root" && find bin sbin usr/bin usr/sbin -mindepth 1 ! -name dash -delete \
     && rm -rf var/lib/dpkg var/lib/apt var/cache/apt var/log/* etc/apt etc/dpkg etc/alternatives usr/lib/dpkg \

@@ -68,7 +68,11 @@ const schema = z
      * How often the certificate files (TLS_* and EDGE_TLS_*) are checked for a renewal, which is then served to new
      * connections without a restart (a pair that does not load is logged and the previous one kept). 0: never.
      */
-    TLS_RELOAD_INTERVAL_MS: z.coerce.number().int().min(0).default(30_000),
+    TLS_RELOAD_INTERVAL_MS: z.coerce
+      .number()
+      .int()
+      .refine((ms) => ms === 0 || ms >= 100, 'either 0 (never) or at least 100 (ms)')
+      .default(30_000),
     /** With TLS on, a plain-HTTP port that redirects every request to HTTPS (308). */
     HTTP_REDIRECT_PORT: z.coerce.number().int().min(0).max(65535).optional(),
     /** The HTTPS port clients see (redirects name it); default PORT. */

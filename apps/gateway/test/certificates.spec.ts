@@ -15,6 +15,7 @@ import tls from 'node:tls';
 import { ensureLocalTls, freePorts, startTsProcess, testRedis, waitFor, type ManagedProcess } from '@ocg/testing';
 import { Metrics } from '@ocg/http';
 import { certificateWatches, loadCertificatePair, watchCertificatePair, type CertificatePair } from '../src/certificates';
+import { loadConfig } from '../src/config';
 import { loggerInto } from './support/ingress-fixtures';
 import { notExported, shippedSeries } from './support/shipped-series';
 
@@ -253,6 +254,15 @@ describe('certificate renewal', () => {
     } finally {
       for (const w of [...together, ...apart, ...sameCert, ...gatewayOnly]) w.close();
     }
+  });
+
+  it('takes a check interval of 0 (never) or at least 100 ms', () => {
+    const base = { REDIS_URL: 'redis://127.0.0.1:1' };
+    expect(loadConfig(base).TLS_RELOAD_INTERVAL_MS).toBe(30_000);
+    expect(loadConfig({ ...base, TLS_RELOAD_INTERVAL_MS: '0' }).TLS_RELOAD_INTERVAL_MS).toBe(0);
+    expect(loadConfig({ ...base, TLS_RELOAD_INTERVAL_MS: '100' }).TLS_RELOAD_INTERVAL_MS).toBe(100);
+    expect(() => loadConfig({ ...base, TLS_RELOAD_INTERVAL_MS: '5' })).toThrow(/TLS_RELOAD_INTERVAL_MS.*at least 100/s);
+    expect(() => loadConfig({ ...base, TLS_RELOAD_INTERVAL_MS: '-1' })).toThrow(/TLS_RELOAD_INTERVAL_MS/);
   });
 
   describe('in the gateway', () => {

@@ -24,10 +24,10 @@ const root = resolve(__dirname, '..');
  * both lanes end near the same time. Every other project, new ones included,
  * runs in the first lane.
  */
-export const SECOND_LANE = ['e2e', 'gateway', 'cli'];
+const SECOND_LANE = ['e2e', 'gateway', 'cli'];
 
 /** The projects in each lane: `count` lanes (1 or 2). */
-export function lanes(projects: string[], count: number): string[][] {
+function lanes(projects: string[], count: number): string[][] {
   if (count <= 1) return [projects];
   const second = projects.filter((p) => SECOND_LANE.includes(p));
   const first = projects.filter((p) => !SECOND_LANE.includes(p));

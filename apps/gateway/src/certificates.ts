@@ -106,15 +106,12 @@ export function watchCertificatePair(o: CertificateWatchOptions): CertificateWat
     }
   };
 
-  const timer = setInterval(() => {
-    running ??= check().finally(() => (running = undefined));
-  }, o.intervalMs);
+  // One check at a time: the timer's and a caller's share the one in flight.
+  const checkOnce = (): Promise<void> => (running ??= check().finally(() => (running = undefined)));
+  const timer = setInterval(() => void checkOnce(), o.intervalMs);
   // Stryker disable next-line CallExpression: it only lets the process exit with a watch still open
   timer.unref();
-  return {
-    check: () => (running ??= check().finally(() => (running = undefined))),
-    close: () => clearInterval(timer),
-  };
+  return { check: checkOnce, close: () => clearInterval(timer) };
 }
 
 /** A listener's certificate: its files, the pair it serves now, and how a new one is put in service. */

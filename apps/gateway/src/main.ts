@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { openApiDocument } from '@ocg/api-spec';
 import {
+  cidrEntries,
   createAddressPolicy,
   createLogger,
   createTracing,
@@ -126,12 +127,8 @@ runMain('gateway', async () => {
       maxConnections: config.EDGE_MAX_CONNECTIONS,
       nodeDomain: config.NODE_DOMAIN,
       tls: edgeTls,
-      trustedProxies: config.TRUSTED_PROXIES.split(',')
-        .map((c) => c.trim())
-        .filter(Boolean),
-      proxyProtocolFrom: config.EDGE_PROXY_PROTOCOL_FROM.split(',')
-        .map((c) => c.trim())
-        .filter(Boolean),
+      trustedProxies: cidrEntries(config.TRUSTED_PROXIES),
+      proxyProtocolFrom: cidrEntries(config.EDGE_PROXY_PROTOCOL_FROM),
       serverTimeoutMs: config.INGRESS_TIMEOUT_MS,
       keepAliveMs: servers[0].server.keepAliveTimeout,
       headMs: servers[0].server.headersTimeout,

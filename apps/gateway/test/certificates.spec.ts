@@ -12,12 +12,12 @@ import { X509Certificate } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import tls from 'node:tls';
-import { ensureLocalTls, freePorts, startTsProcess, testRedis, waitFor, type ManagedProcess } from '@ocg/testing';
+import { ensureLocalTls, freePorts, type ManagedProcess, notExported, startTsProcess, testRedis, waitFor } from '@ocg/testing';
 import { Metrics } from '@ocg/http';
 import { certificateWatches, loadCertificatePair, watchCertificatePair, type CertificatePair } from '../src/certificates';
 import { loadConfig } from '../src/config';
 import { loggerInto } from './support/ingress-fixtures';
-import { notExported, shippedSeries } from './support/shipped-series';
+import { shippedSeries } from './support/shipped-series';
 
 const DOMAIN = 'nodes.certs.test';
 

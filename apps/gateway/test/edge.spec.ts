@@ -17,7 +17,7 @@ import { createInterface } from 'node:readline';
 import { Redis } from 'ioredis';
 import { WebSocket, WebSocketServer } from 'ws';
 import { createAddressPolicy, listen, Metrics, type RunningServer } from '@ocg/http';
-import { ensureLocalTls, testRedis, waitFor } from '@ocg/testing';
+import { ensureLocalTls, notExported, testRedis, waitFor } from '@ocg/testing';
 import { createGateway, type Gateway } from '../src/app';
 import { startEdge, type Edge } from '../src/edge';
 import { createIngress } from '../src/ingress';
@@ -25,7 +25,7 @@ import { IngressResolver } from '../src/ingress/resolver';
 import { relayIngress } from '../src/ingress/relay';
 import { loadConfig } from '../src/config';
 import { loggerInto, routeServices, type RoutedJob } from './support/ingress-fixtures';
-import { notExported, shippedSeries } from './support/shipped-series';
+import { shippedSeries } from './support/shipped-series';
 
 const TOKEN = 'internal-token-for-edge-proxy-tests';
 const DOMAIN = 'nodes.edge.test';

@@ -37,13 +37,18 @@ export interface AddressPolicy {
   allow: BlockList;
 }
 
+/** The entries of a CIDR list as written (`10.1.0.0/16, fd00::/8` → two), unchecked: `parseCidrList` checks them. */
+export function cidrEntries(text: string | undefined): string[] {
+  return (text ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
 /** Parses `10.1.0.0/16, fd00::/8, 192.0.2.7` (a bare address is a /32 or /128); throws on a bad entry. */
 export function parseCidrList(text: string | undefined): BlockList {
   const list = new BlockList();
-  for (const entry of (text ?? '')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  for (const entry of cidrEntries(text)) {
     const [address, bits] = entry.split('/');
     const family = net.isIPv4(address) ? 'ipv4' : net.isIPv6(address) ? 'ipv6' : undefined;
     const max = family === 'ipv4' ? 32 : 128;

@@ -65,5 +65,5 @@ export {
 export { relayConnections, rewriteHead, type RelayRoute, type RelayOptions, type RelaySet } from './relay/relay';
 export { valueOf, listOf, type Head } from './relay/framing';
 export { createWsProxy, refuseUpgrade, guardUpgradeSocket, type WsProxy, type WsTarget } from './ws-proxy';
-export { createAddressPolicy, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
+export { createAddressPolicy, cidrEntries, parseCidrList, inList, addressRefusal, urlRefusal, guardedLookup, type AddressPolicy } from './address-policy';
 export { isStoreUnavailable, STORE_RETRY_AFTER_SECONDS } from './unavailable';

@@ -12,6 +12,7 @@ export type { KeepOptions, KeptProcess } from './process';
 export { freePort, freePorts, portOpen } from './ports';
 export { removeNodeObjects, dropJobRules, sweepOrphans, testNodeId, testResourceDir } from './node-objects';
 export { waitFor, sleep } from './wait';
+export { seriesReadBy, notExported } from './metric-series';
 export type { WaitOptions } from './wait';
 export { captureLogs } from './logs';
 export type { CapturedLogs } from './logs';

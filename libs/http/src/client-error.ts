@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import { ErrorCodes } from '@ocg/contracts';
 import { errorBody, HttpError } from './http-error';
 import { REQUEST_ID_HEADER } from './request-id';
+import { writeAtOnce } from './write-batch';
 
 /** Node's parser errors that a client caused, with the answer each deserves. */
 function answerFor(code: string | undefined): HttpError {
@@ -22,6 +23,8 @@ export function answerClientErrors(server: http.Server): void {
       socket.destroy();
       return;
     }
+    // Node cuts the connection soon after a parse error: the answer is written at once, not at the end of the phase.
+    writeAtOnce(socket);
     socket.end(clientErrorReply(err.code));
   });
 }

@@ -3,6 +3,7 @@ export { createApp, loggableUrl, type HttpAppOptions } from './app';
 export { installErrorHandling, toHttpError } from './errors';
 export { healthRoutes, type HealthOptions, type ReadinessCheck } from './health';
 export { listen, type ListenOptions, type RunningServer } from './server';
+export { holdWrites, writeAtOnce } from './write-batch';
 export { REQUEST_ID_HEADER, isSaneRequestId, requestIdOf } from './request-id';
 export {
   TRACEPARENT_HEADER,

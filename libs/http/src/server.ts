@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import type { Express } from 'express';
 import { answerClientErrors } from './client-error';
 import { RouteTable } from './route-table';
+import { holdWrites } from './write-batch';
 
 export interface ListenOptions {
   host: string;
@@ -13,6 +14,8 @@ export interface ListenOptions {
   shutdownTimeoutMs?: number;
   /** For an express app: dispatch routes of fixed paths from a table (`RouteTable`, ADR 0089). Default true; false: every request walks express's stack. */
   routeTable?: boolean;
+  /** Each connection's writes are made at the end of the event loop's I/O phase, all connections' together (`holdWrites`, ADR 0094). Default true; false: each at once. */
+  holdWrites?: boolean;
   /** Serve HTTPS with this certificate chain and key (PEM) instead of plain HTTP. */
   tls?: { cert: string | Buffer; key: string | Buffer };
   /** Listen on this Unix socket instead of host and port (`url` is then `unix:<path>`, `port` 0). */
@@ -136,6 +139,7 @@ export function listen(app: Express | http.RequestListener, opts: ListenOptions)
   // Registered before the app so the shutdown hook sees each response first.
   const close = shutdown(server, opts.shutdownTimeoutMs ?? 10_000);
   server.on('request', listener);
+  if (opts.holdWrites !== false) server.on(opts.tls ? 'secureConnection' : 'connection', holdWrites);
   answerClientErrors(server);
   const setCertificate = opts.tls ? (tls: { cert: string | Buffer; key: string | Buffer }) => (server as unknown as https.Server).setSecureContext(tls) : undefined;
   return new Promise((resolve, reject) => {

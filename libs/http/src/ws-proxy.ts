@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import { tlsServername } from './forward';
+import { writeAtOnce } from './write-batch';
 
 /**
  * WebSocket proxying over node's own HTTP client (ADR 0013; http-proxy did it
@@ -157,6 +158,8 @@ export function createWsProxy(): WsProxy {
         upstream.once('close', () => socket.destroy());
         socket.once('close', () => upstream.destroy());
         if (socket.destroyed) return void upstream.destroy();
+        // The client's end follows the upstream's close at once (above): its writes must not wait for the end of the phase.
+        writeAtOnce(socket);
         tuned(socket);
         tuned(upstream);
         if (upstreamHead.length > 0) upstream.unshift(upstreamHead);

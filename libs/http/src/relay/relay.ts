@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { OnReadOpts, Socket } from 'node:net';
 import { clientErrorReply } from '../client-error';
+import { holdWrites } from '../write-batch';
 import { Framer, FramingError, listOf, requestFraming, responseFraming, type Framing, type Head } from './framing';
 
 /** Where a request goes: requests whose routes share a key share the upstream connection. */
@@ -259,6 +260,8 @@ class Relay<T> {
     this.upstream = upstream;
     this.upstreamKey = key;
     upstream.setNoDelay(true);
+    // Requests leave together at the end of the loop's I/O phase, as answers do from a server that `listen` made (ADR 0094).
+    holdWrites(upstream);
     if (this.opts.timeoutMs > 0) upstream.setTimeout(this.opts.timeoutMs);
     const answers = new Framer(false, { head: (head, raw) => this.onAnswer(head, raw), data: (b) => this.toClient(b), end: () => this.onAnswerEnd() });
     reader.framer(answers);

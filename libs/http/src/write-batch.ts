@@ -19,6 +19,9 @@ interface SocketWrites {
   _writev(chunks: Chunks, callback: Callback): void;
 }
 
+/** The socket's class's own writes (net.Socket's, which TLS sockets share): the ones `holdWrites` stands in front of. */
+const ownWrites = (socket: Duplex): SocketWrites => Object.getPrototypeOf(socket) as SocketWrites;
+
 let held: Held[] = [];
 /** True while the held writes are made: a socket's next write, queued behind its held one and handed over as that one completes, goes with them. */
 let releasing = false;
@@ -30,8 +33,7 @@ function release(): void {
   releasing = true;
   try {
     for (const { socket, chunk, encoding, chunks, callback } of writes) {
-      // The socket's class's own writes (net.Socket's, which TLS sockets share): the ones `holdWrites` stood in front of.
-      const own = Object.getPrototypeOf(socket) as SocketWrites;
+      const own = ownWrites(socket);
       try {
         if (chunks === undefined) own._write.call(socket, chunk, encoding, callback);
         else own._writev.call(socket, chunks, callback);
@@ -52,12 +54,12 @@ function hold(write: Held): void {
 }
 
 function heldWrite(this: Socket, chunk: unknown, encoding: BufferEncoding, callback: Callback): void {
-  if (releasing) return (Object.getPrototypeOf(this) as SocketWrites)._write.call(this, chunk, encoding, callback);
+  if (releasing) return ownWrites(this)._write.call(this, chunk, encoding, callback);
   hold({ socket: this, chunk, encoding, chunks: undefined, callback });
 }
 
 function heldWritev(this: Socket, chunks: Chunks, callback: Callback): void {
-  if (releasing) return (Object.getPrototypeOf(this) as SocketWrites)._writev.call(this, chunks, callback);
+  if (releasing) return ownWrites(this)._writev.call(this, chunks, callback);
   hold({ socket: this, chunk: undefined, encoding: 'buffer' as BufferEncoding, chunks, callback });
 }
 
@@ -97,7 +99,7 @@ export function writeAtOnce(socket: Duplex): void {
   const writes = socket as unknown as SocketWrites;
   // Stryker disable next-line ConditionalExpression: without it a socket that never held gets its class's own writes as its own properties: the same writes
   if (writes._write !== heldWrite) return;
-  const own = Object.getPrototypeOf(socket) as SocketWrites;
+  const own = ownWrites(socket);
   // Assigned rather than deleted: the socket keeps its shape.
   writes._write = own._write;
   writes._writev = own._writev;

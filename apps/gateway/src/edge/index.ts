@@ -93,8 +93,10 @@ export async function startEdge(o: EdgeOptions): Promise<Edge> {
   const maxConnections = connectionsWithin(o.maxConnections, openFilesLimit(), logger);
   writeFileSync(files.certificate, pemOf(o.tls), { mode: 0o600 });
   writeFileSync(files.forwards, '', { mode: 0o600 });
-  writeFileSync(files.trusted, o.trustedProxies.map((c) => `${c}\n`).join(''), { mode: 0o600 });
-  writeFileSync(files.proxies, (o.proxyProtocolFrom ?? []).map((c) => `${c}\n`).join(''), { mode: 0o600 });
+  // HAProxy's address lists (`src -f`): one CIDR a line.
+  const cidrLines = (cidrs: string[]) => cidrs.map((c) => `${c}\n`).join('');
+  writeFileSync(files.trusted, cidrLines(o.trustedProxies), { mode: 0o600 });
+  writeFileSync(files.proxies, cidrLines(o.proxyProtocolFrom ?? []), { mode: 0o600 });
   writeFileSync(files.unavailable, unavailableResponse(), { mode: 0o600 });
   writeFileSync(
     files.config,
